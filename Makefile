@@ -1,0 +1,42 @@
+# The two commands of the README. Each installs what is missing, then builds.
+#   make run   - build and run the main job on the bundled example
+#   make test  - build and run every test, then again under ASan + UBSan
+.PHONY: all deps build run test test-release test-asan test-clang bench fuzz clean
+
+EXAMPLE ?= examples/matmul_tiled.json
+JOBS ?= $(shell nproc)
+
+all: build
+
+deps:
+	@./scripts/install-deps.sh
+
+build: deps
+	@cmake --preset release >/dev/null
+	@cmake --build --preset release -j $(JOBS)
+
+run: build
+	./build/release/sballoc check $(EXAMPLE)
+
+test: deps test-release test-clang test-asan
+
+test-release:
+	@cmake --preset release >/dev/null
+	@cmake --build --preset release -j $(JOBS)
+	ctest --preset release -j $(JOBS)
+
+# A clang build of everything, so that warnings are errors under both compilers.
+test-clang:
+	@cmake --preset clang >/dev/null
+	@cmake --build --preset clang -j $(JOBS)
+
+test-asan:
+	@cmake --preset asan >/dev/null
+	@cmake --build --preset asan -j $(JOBS)
+	ctest --preset asan -j $(JOBS)
+
+bench: build
+	./build/release/bench_json
+
+clean:
+	rm -rf build

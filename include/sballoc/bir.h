@@ -1,0 +1,444 @@
+/* sballoc — the BIR memory-location model (seed 003) and the program that uses it.
+ *
+ * A module holds functions; a function holds memory-location sets (logical
+ * tensors, "allocations" on the wire) and blocks of instructions. A set owns one
+ * or more memory locations, each one physical placement of the tensor. Sets and
+ * locations share a storage base with the reader and writer lists.
+ *
+ * Ownership: everything reachable from a bir_module lives in the module's arena
+ * and is freed by bir_module_free(). Pointers stay valid until then. */
+#ifndef SBALLOC_BIR_H
+#define SBALLOC_BIR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sballoc/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- enumerations ------------------------------------------------------ */
+
+/* MemoryType: power-of-two flags as in the seed; a location has exactly one. */
+typedef enum bir_memory_type {
+    BIR_MEM_UNALLOCATED = 1,
+    BIR_MEM_INPUT = 2,
+    BIR_MEM_OUTPUT = 4,
+    BIR_MEM_DRAM = 8,
+    BIR_MEM_SB = 16,
+    BIR_MEM_PSUM = 32,
+    BIR_MEM_RNGSTATE = 64,
+    BIR_MEM_REG = 128
+} bir_memory_type;
+
+/* Name of a memory type, or NULL for a value that is not one ("Unknown memory type"). */
+const char *bir_memory_type_name(uint32_t type);
+/* Parses a name; returns false for an unknown one. */
+bool bir_memory_type_parse(const char *name, uint32_t *out);
+/* Only DRAM, SB and PSUM hold placements. */
+bool bir_memory_type_placeable(uint32_t type);
+
+/* MemoryAddressSpace: a DRAM-only attribute of the set. */
+typedef enum bir_addr_space {
+    BIR_AS_LOCAL = 0,
+    BIR_AS_SHARED = 1,
+    BIR_AS_DEBUG = 2,
+    BIR_AS_COUNT
+} bir_addr_space;
+
+const char *bir_addr_space_name(uint32_t as);
+bool bir_addr_space_parse(const char *name, uint32_t *out);
+
+/* TensorClass: the 13 classes of the public model; NeuronWeightTensor = 3 as
+ * the seed anchors it, the rest in the public model's order. */
+typedef enum bir_tensor_class {
+    BIR_TC_TENSOR = 0,
+    BIR_TC_LOOP_TENSOR,
+    BIR_TC_NEURON_TENSOR,
+    BIR_TC_NEURON_WEIGHT_TENSOR, /* = 3 */
+    BIR_TC_IDENTITY_WEIGHT_TENSOR,
+    BIR_TC_NEURON_BLOCK_TENSOR,
+    BIR_TC_DRAM_2D_BLOCK_TENSOR,
+    BIR_TC_NEURON_3D_BLOCK_TENSOR,
+    BIR_TC_DRAM_3D_BLOCK_TENSOR,
+    BIR_TC_NEURON_LOCAL_TENSOR,
+    BIR_TC_NEURON_SB_TENSOR,
+    BIR_TC_NEURON_PSUM_TENSOR,
+    BIR_TC_SINGLE_VALUE_TENSOR,
+    BIR_TC_COUNT
+} bir_tensor_class;
+
+const char *bir_tensor_class_name(uint32_t tc);
+bool bir_tensor_class_parse(const char *name, uint32_t *out);
+
+/* TensorKind: the I/O role. 0..2 are inputs, 3..5 outputs (seed order). */
+typedef enum bir_tensor_kind {
+    BIR_TK_EXTERNAL_INPUT = 0,
+    BIR_TK_EXTERNAL_INPUT_PARAMETER,
+    BIR_TK_INPUT,
+    BIR_TK_EXTERNAL_OUTPUT,
+    BIR_TK_EXTERNAL_OUTPUT_PARAMETER,
+    BIR_TK_OUTPUT,
+    BIR_TK_CONST,
+    BIR_TK_INTERNAL,
+    BIR_TK_POINTER,
+    BIR_TK_INTERNAL_INTERFACE,
+    BIR_TK_COUNT
+} bir_tensor_kind;
+
+const char *bir_tensor_kind_name(uint32_t k);
+bool bir_tensor_kind_parse(const char *name, uint32_t *out);
+/* The seed's group predicates: k<=1, k<=2, (k-3)<=1, (k-3)<=2 (unsigned). */
+bool bir_tensor_kind_is_external_input(uint32_t k);
+bool bir_tensor_kind_is_input(uint32_t k);
+bool bir_tensor_kind_is_external_output(uint32_t k);
+bool bir_tensor_kind_is_output(uint32_t k);
+
+/* Element types, with their sizes in bytes. */
+typedef enum bir_dtype {
+    BIR_DT_FLOAT32 = 0,
+    BIR_DT_BFLOAT16,
+    BIR_DT_FLOAT16,
+    BIR_DT_FLOAT8_E4M3,
+    BIR_DT_FLOAT8_E5M2,
+    BIR_DT_INT8,
+    BIR_DT_UINT8,
+    BIR_DT_INT16,
+    BIR_DT_UINT16,
+    BIR_DT_INT32,
+    BIR_DT_UINT32,
+    BIR_DT_INT64,
+    BIR_DT_UINT64,
+    BIR_DT_FLOAT64,
+    BIR_DT_COUNT
+} bir_dtype;
+
+const char *bir_dtype_name(uint32_t dt);
+bool bir_dtype_parse(const char *name, uint32_t *out);
+uint32_t bir_dtype_size(uint32_t dt);
+
+/* Engines of the public model. */
+typedef enum bir_engine {
+    BIR_ENG_UNASSIGNED = 0,
+    BIR_ENG_ACT,
+    BIR_ENG_DMA,
+    BIR_ENG_DVE,
+    BIR_ENG_PE,
+    BIR_ENG_POOL,
+    BIR_ENG_SP,
+    BIR_ENG_COUNT
+} bir_engine;
+
+const char *bir_engine_name(uint32_t e);
+bool bir_engine_parse(const char *name, uint32_t *out);
+
+/* Opcodes. Matmult = 8 and Loop = 105 as in seed 000; the rest are ours
+ * (docs/format.md lists them). BIR_OP_OTHER keeps an opcode this table does not
+ * know: it is treated as a generic instruction that reads ins and writes outs. */
+typedef enum bir_opcode {
+    BIR_OP_OTHER = 0,
+    BIR_OP_DMA_LOAD = 1,
+    BIR_OP_DMA_STORE = 2,
+    BIR_OP_DMA_COPY = 3,
+    BIR_OP_TENSOR_COPY = 4,
+    BIR_OP_TENSOR_TENSOR = 5,
+    BIR_OP_TENSOR_SCALAR = 6,
+    BIR_OP_ACTIVATION = 7,
+    BIR_OP_MATMULT = 8,
+    BIR_OP_TRANSPOSE = 9,
+    BIR_OP_MEMSET = 10,
+    BIR_OP_TENSOR_REDUCE = 11,
+    BIR_OP_ITERATOR = 12,
+    BIR_OP_LOOP = 105
+} bir_opcode;
+
+const char *bir_opcode_name(uint32_t op);        /* NULL when not in the table */
+bool bir_opcode_parse(const char *name, uint32_t *out);
+
+/* ---- objects ----------------------------------------------------------- */
+
+typedef struct bir_module bir_module;
+typedef struct bir_function bir_function;
+typedef struct bir_set bir_set;           /* MemoryLocationSet */
+typedef struct bir_location bir_location; /* MemoryLocation */
+typedef struct bir_block bir_block;
+typedef struct bir_inst bir_inst;
+typedef struct bir_operand bir_operand;
+
+/* One access of a storage: the instruction and the operand's index in its
+ * ins (reads) or outs (writes). */
+typedef struct bir_access {
+    bir_inst *inst;
+    uint32_t operand;
+} bir_access;
+
+/* The storage base shared by sets and locations (StorageBase). */
+typedef struct bir_storage {
+    bir_access *readers;
+    uint32_t nreaders, capreaders;
+    bir_access *writers;
+    uint32_t nwriters, capwriters;
+    bool user_allocated;
+} bir_storage;
+
+/* AliasPtr: the peer location's pointer in the high bits and a 3-bit kind mask
+ * in the low three bits of one 64-bit word. */
+typedef uint64_t bir_alias_ptr;
+
+enum { BIR_ALIAS_MAY = 1, BIR_ALIAS_MUST = 3, BIR_ALIAS_KIND_BITS = 3 };
+
+/* Unknown / absent values of optional placement fields. */
+#define BIR_NO_ADDR (-1)
+#define BIR_NO_BASE (-1)
+#define BIR_NO_ID (-1)
+
+/* One opaque key of the input that the model does not interpret, kept so that
+ * nothing the user gave is lost: its key and its compact JSON text. */
+typedef struct bir_extra {
+    const char *key;
+    const char *json;
+} bir_extra;
+
+typedef struct bir_extras {
+    bir_extra *v;
+    uint32_t n;
+} bir_extras;
+
+struct bir_location {
+    bir_storage storage;
+    const char *name;
+    bir_set *set;            /* the owning set */
+    uint32_t type;           /* bir_memory_type */
+    int64_t addr;            /* byte address (per partition); BIR_NO_ADDR when unplaced */
+    int32_t base;            /* base partition; BIR_NO_BASE when unplaced */
+    int64_t bank;            /* PSUM bank, signed as in the seed */
+    bool has_bank;
+    int32_t pack_id_hint;    /* PSUM only; -1 by default */
+    int64_t tensor_id;       /* >= 0; index of this placement in its set */
+    int64_t var_id, table_entry_id, memloc_set_id; /* BIR_NO_ID when absent */
+    uint64_t unique_id;      /* from the module-wide counter */
+    bool allocated;
+    bool pinned;
+    int64_t dims[2];         /* [partitions, bytes per partition]; has_dims */
+    bool has_dims;
+    int64_t live_n;          /* physical blocks; 0 when not recorded */
+    bir_alias_ptr *alias;    /* sorted by the peer's unique_id */
+    uint32_t nalias, capalias;
+    bir_extras extras;
+};
+
+struct bir_set {
+    bir_storage storage;
+    const char *name;
+    bir_function *fn;
+    uint32_t dtype;          /* bir_dtype */
+    int32_t partition_dim;   /* index into shape */
+    int64_t *shape;
+    uint32_t rank;
+    uint32_t tensor_class;   /* bir_tensor_class */
+    uint32_t kind;           /* bir_tensor_kind */
+    uint32_t addr_space;     /* bir_addr_space */
+    bool allocated;          /* mirrored from its locations */
+    uint64_t unique_id;
+    bir_location **locs;     /* in insertion order */
+    uint32_t nlocs, caplocs;
+    bir_location **by_tensor_id; /* tensorId2MemLoc; NULL holes */
+    uint32_t n_by_tensor_id;
+    struct sba_strmap *loc_by_name; /* the name -> placement table */
+    bir_extras extras;
+};
+
+/* An access pattern operand (physical_ap / symbolic_ap) or a carried-through
+ * non-memory operand. */
+typedef enum bir_operand_kind {
+    BIR_OPND_PHYSICAL_AP = 0,
+    BIR_OPND_SYMBOLIC_AP,
+    BIR_OPND_OTHER,          /* register_ap, imm_value, ...: kept as raw JSON */
+    BIR_OPND_COUNT
+} bir_operand_kind;
+
+/* A term of a symbolic offset: coeff × the loop's axis value. */
+typedef struct bir_term {
+    bir_inst *loop;
+    int64_t coeff;
+} bir_term;
+
+struct bir_operand {
+    uint32_t kind;           /* bir_operand_kind */
+    const char *kind_name;   /* the wire tag, for BIR_OPND_OTHER */
+    bir_set *set;            /* memsetref */
+    bir_location *loc;       /* memref */
+    uint32_t dtype;
+    int64_t offset;          /* in elements */
+    int64_t (*ap)[2];        /* [step, num] pairs, partition pair first */
+    uint32_t ndims;
+    bir_term *terms;         /* symbolic_ap only */
+    uint32_t nterms;
+    const char *raw;         /* BIR_OPND_OTHER: the whole operand as JSON */
+    bir_extras extras;
+};
+
+typedef struct bir_loop_axis {
+    const char *name;
+    int64_t lb, ub, stride;
+} bir_loop_axis;
+
+struct bir_inst {
+    const char *name;
+    uint32_t opcode;         /* bir_opcode */
+    const char *opcode_name; /* the wire name (kept for BIR_OP_OTHER) */
+    uint32_t engine;         /* bir_engine */
+    bir_operand *ins;
+    uint32_t nins;
+    bir_operand *outs;
+    uint32_t nouts;
+    bir_block *parent;       /* the block holding this instruction */
+    /* Loop only */
+    bir_loop_axis axis;
+    bir_block **blocks;
+    uint32_t nblocks, capblocks;
+    uint32_t index;          /* position in the function's instruction list */
+    bir_extras extras;
+};
+
+struct bir_block {
+    const char *name;
+    bir_inst *loop;          /* enclosing loop, NULL at function level */
+    bir_inst **insts;
+    uint32_t ninsts, capinsts;
+    bir_extras extras;
+};
+
+struct bir_function {
+    const char *name;
+    bir_module *module;
+    bir_set **sets;
+    uint32_t nsets, capsets;
+    struct sba_strmap *set_by_name;
+    bir_block **blocks;
+    uint32_t nblocks, capblocks;
+    bir_inst **insts;        /* every instruction, loops included, in program order */
+    uint32_t ninsts, capinsts;
+    struct sba_strmap *inst_by_name;
+    bir_extras extras;
+};
+
+/* Geometry of a target chip. */
+typedef struct sba_target {
+    const char *name;
+    uint32_t partitions;            /* 128 */
+    int64_t sbuf_bytes;             /* usable bytes per partition */
+    uint32_t sbuf_align;            /* byte alignment of SB addresses */
+    uint32_t psum_banks;
+    uint32_t psum_bank_bytes;
+    uint32_t psum_align;
+} sba_target;
+
+/* The presets trn1 (also inf2), trn2, trn3; NULL for an unknown name. Also
+ * accepts the arch names gen2, gen3, gen4. */
+const sba_target *sba_target_preset(const char *name);
+
+struct bir_module {
+    struct sba_arena *arena;
+    const char *arch;        /* as given; NULL when absent */
+    int64_t version;
+    bool has_target;         /* a "target" object was given */
+    sba_target target;       /* from "target", else the preset of arch, else trn2 */
+    bir_function **fns;
+    uint32_t nfns, capfns;
+    uint64_t next_unique_id; /* the module-wide id counter */
+    bir_extras extras;
+};
+
+/* ---- construction and queries ------------------------------------------ */
+
+/* A new empty module using `a` (NULL: the default allocator). NULL when out of
+ * memory. Free with bir_module_free. */
+bir_module *bir_module_new(const sba_allocator *a);
+void bir_module_free(bir_module *m);
+/* True when an allocation of the module's arena has failed (sticky). */
+bool bir_module_failed(const bir_module *m);
+
+/* Each add_* returns NULL and fills err when the name is taken or memory runs
+ * out. Strings are copied into the module. */
+bir_function *bir_function_add(bir_module *m, const char *name, sba_error *err);
+bir_set *bir_set_add(bir_function *fn, const char *name, sba_error *err);
+bir_location *bir_location_add(bir_set *set, const char *name, uint32_t type,
+                               sba_error *err);
+
+bir_set *bir_function_find_set(const bir_function *fn, const char *name);
+bir_inst *bir_function_find_inst(const bir_function *fn, const char *name);
+bir_location *bir_set_find_location(const bir_set *set, const char *name);
+/* The placement of `set` with this tensor id, or NULL. */
+bir_location *bir_set_location_by_tensor_id(const bir_set *set, int64_t tensor_id);
+/* Rebuilds the tensorId2MemLoc table; fails with "Unassigned tensorId" for a
+ * negative id, and on a duplicate id. */
+sba_status bir_set_build_tensor_id_map(bir_set *set, sba_error *err);
+
+/* The unique id, reached through the location's set (the id cascade). */
+uint64_t bir_location_unique_id(const bir_location *loc);
+/* setAllocated: sets the flag on the location and mirrors it onto its set. */
+void bir_location_set_allocated(bir_location *loc, bool allocated);
+/* Sets pack_id_hint; refused with "... PackIdHint only applies to PSUM." on a
+ * location that is not PSUM (unless the hint is -1). */
+sba_status bir_location_set_pack_id_hint(bir_location *loc, int32_t hint, sba_error *err);
+
+/* Geometry of a set: (B..., P, F...) around partition_dim. */
+int64_t bir_set_partitions(const bir_set *set);
+int64_t bir_set_nblocks(const bir_set *set);
+int64_t bir_set_bytes_per_block(const bir_set *set);
+int64_t bir_set_elements(const bir_set *set);
+
+/* ---- aliases ----------------------------------------------------------- */
+
+/* Packs (peer, kind). Fails with "Pointer is not sufficiently aligned" or
+ * "Integer too large for field". */
+sba_status bir_alias_make(bir_location *peer, uint32_t kind, bir_alias_ptr *out,
+                          sba_error *err);
+bir_location *bir_alias_peer(bir_alias_ptr ap);
+uint32_t bir_alias_kind(bir_alias_ptr ap);
+/* Subset test: every bit of kind is set. */
+bool bir_alias_has(bir_alias_ptr ap, uint32_t kind);
+/* getAliasKind: writes the kinds among {1, 3} that ap has; returns the count. */
+uint32_t bir_alias_kinds(bir_alias_ptr ap, uint32_t out[2]);
+
+/* addAlias: refuses a non-DRAM endpoint with "<src> -> <dst>. Aliasing only
+ * permitted for DRAM locations."; inserts src->dst and dst->src sorted, ORing
+ * the kind into an existing edge. */
+sba_status bir_location_add_alias(bir_location *src, bir_location *dst, uint32_t kind,
+                                  sba_error *err);
+/* getMustAlias: the first peer with kind 3, or NULL. */
+bir_location *bir_location_must_alias(const bir_location *loc);
+
+/* ---- program ----------------------------------------------------------- */
+
+bir_block *bir_block_add(bir_function *fn, bir_inst *loop, const char *name, sba_error *err);
+bir_inst *bir_inst_add(bir_function *fn, bir_block *block, const char *name,
+                       uint32_t opcode, sba_error *err);
+
+/* Records every operand's access in the reader and writer lists of its set and
+ * location: outs are writes, ins are reads. Clears earlier lists first. */
+sba_status bir_function_build_def_use(bir_function *fn, sba_error *err);
+
+/* ---- JSON -------------------------------------------------------------- */
+
+/* Loads a module from JSON text. `file` names the input in messages. Returns
+ * NULL and fills err on any failure; the partial module is freed. */
+bir_module *bir_load_buffer(const char *text, size_t len, const char *file,
+                            const sba_allocator *a, sba_error *err);
+/* Loads from a path; "-" is standard input. */
+bir_module *bir_load_file(const char *path, const sba_allocator *a, sba_error *err);
+
+/* Serializes the module in the canonical layout. *out is malloc'd by the
+ * allocator `a` of the module; free it with sba_free_text. */
+sba_status bir_save_buffer(const bir_module *m, char **out, size_t *len, sba_error *err);
+/* Writes to a path; "-" is standard output. */
+sba_status bir_save_file(const bir_module *m, const char *path, sba_error *err);
+void bir_free_text(const bir_module *m, char *text);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

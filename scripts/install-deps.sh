@@ -1,0 +1,19 @@
+#!/bin/sh
+# Installs the Debian packages sballoc needs to build and test, when missing.
+# Idempotent: does nothing (and needs no network) when everything is present.
+set -eu
+need="cmake ninja-build pkg-config gcc libjansson-dev libcriterion-dev"
+[ "${SBALLOC_WITH_CLANG:-1}" = 1 ] && need="$need clang libclang-rt-14-dev"
+[ "${SBALLOC_WITH_VALGRIND:-0}" = 1 ] && need="$need valgrind"
+missing=""
+for p in $need; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+echo "install-deps: installing:$missing"
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing

@@ -1,0 +1,62 @@
+/* Error reporting: see error.h. */
+#include "base/error.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *const status_names[SBA_STATUS_COUNT] = {
+    "ok", "io", "parse", "schema", "model", "program", "alloc", "nomem", "limit", "usage",
+};
+
+const char *sba_status_name(sba_status s)
+{
+    return (unsigned)s < SBA_STATUS_COUNT ? status_names[s] : "unknown";
+}
+
+void sba_error_clear(sba_error *err)
+{
+    if (err) memset(err, 0, sizeof *err);
+}
+
+static void fill(sba_error *err, sba_status code, const char *fmt, va_list ap)
+{
+    err->code = code;
+    vsnprintf(err->message, sizeof err->message, fmt, ap);
+}
+
+sba_status sba_err(sba_error *err, sba_status code, const char *fmt, ...)
+{
+    if (!err) return code;
+    sba_error_clear(err);
+    va_list ap;
+    va_start(ap, fmt);
+    fill(err, code, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+sba_status sba_err_path(sba_error *err, sba_status code, const char *path, const char *fmt, ...)
+{
+    if (!err) return code;
+    sba_error_clear(err);
+    snprintf(err->path, sizeof err->path, "%s", path ? path : "");
+    va_list ap;
+    va_start(ap, fmt);
+    fill(err, code, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+sba_status sba_err_pos(sba_error *err, sba_status code, int line, int column, const char *fmt, ...)
+{
+    if (!err) return code;
+    sba_error_clear(err);
+    err->line = line;
+    err->column = column;
+    va_list ap;
+    va_start(ap, fmt);
+    fill(err, code, fmt, ap);
+    va_end(ap);
+    return code;
+}

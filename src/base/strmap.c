@@ -1,0 +1,69 @@
+/* String hash map: see strmap.h. FNV-1a hashing, load factor at most 1/2. */
+#include "base/strmap.h"
+
+#include <string.h>
+
+uint64_t sba_hash_str(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++) {
+        h ^= (unsigned char)*s;
+        h *= 1099511628211ull;
+    }
+    return h ^ (h >> 29);
+}
+
+sba_strmap *sba_strmap_new(sba_arena *ar)
+{
+    sba_strmap *m = sba_arena_zalloc(ar, sizeof *m);
+    if (m) m->ar = ar;
+    return m;
+}
+
+static sba_strmap_slot *find(const sba_strmap *m, const char *key, uint64_t h)
+{
+    uint32_t mask = m->cap - 1;
+    for (uint32_t i = (uint32_t)h & mask;; i = (i + 1) & mask) {
+        sba_strmap_slot *s = &m->slots[i];
+        if (!s->key || (s->hash == h && strcmp(s->key, key) == 0)) return s;
+    }
+}
+
+void *sba_strmap_get(const sba_strmap *m, const char *key)
+{
+    if (!m || m->cap == 0) return NULL;
+    sba_strmap_slot *s = find(m, key, sba_hash_str(key));
+    return s->key ? s->value : NULL;
+}
+
+static bool rehash(sba_strmap *m, uint32_t ncap)
+{
+    sba_strmap_slot *old = m->slots;
+    uint32_t ocap = m->cap;
+    sba_strmap_slot *slots = sba_arena_array(m->ar, ncap, sizeof *slots);
+    if (!slots) return false;
+    m->slots = slots;
+    m->cap = ncap;
+    for (uint32_t i = 0; i < ocap; i++)
+        if (old[i].key) *find(m, old[i].key, old[i].hash) = old[i];
+    return true;
+}
+
+int sba_strmap_put(sba_strmap *m, const char *key, void *value, void **existing)
+{
+    if ((uint64_t)(m->n + 1) * 2 > m->cap) {
+        if (m->cap >= (1u << 31)) return -1;
+        if (!rehash(m, m->cap ? m->cap * 2 : 16)) return -1;
+    }
+    uint64_t h = sba_hash_str(key);
+    sba_strmap_slot *s = find(m, key, h);
+    if (s->key) {
+        if (existing) *existing = s->value;
+        return 0;
+    }
+    s->key = key;
+    s->value = value;
+    s->hash = h;
+    m->n++;
+    return 1;
+}

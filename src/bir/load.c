@@ -1,0 +1,879 @@
+/* JSON -> model: the BIR module loader.
+ *
+ * Parsing is jansson's (strict, duplicate keys rejected, full int64); this file
+ * walks the document once, checking every value's type and range, and builds
+ * the model. Errors name the JSON path of the offending value. Sets are built
+ * before blocks so that operands resolve; aliases load in a second pass over a
+ * function's sets, after every location exists, as the seed's loader does.
+ * Keys the model does not interpret are kept verbatim (bir_extras).
+ *
+ * Requires: nothing. Produces: a bir_module with def-use lists and tensor-id
+ * maps built. Complexity: linear in the document. */
+#include <errno.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/arena.h"
+#include "base/error.h"
+#include "base/vec.h"
+#include "sballoc/bir.h"
+
+enum { MAX_FILE_BYTES = 1 << 30, MAX_LOOP_DEPTH = 64, MAX_RANK = 16, MAX_AP_DIMS = 8 };
+
+typedef struct pending_alias {
+    bir_location *loc;
+    json_t *entries;
+    const char *path;
+} pending_alias;
+
+typedef SBA_VEC(pending_alias) pending_vec;
+
+typedef struct loader {
+    bir_module *m;
+    sba_error *err;
+    char path[256];
+    size_t plen;
+    bool failed;
+    bir_inst *loops[MAX_LOOP_DEPTH]; /* enclosing loops while parsing a body */
+    uint32_t depth;
+} loader;
+
+/* ---- paths and errors -------------------------------------------------- */
+
+static size_t push_key(loader *L, const char *key)
+{
+    size_t saved = L->plen;
+    int n = snprintf(L->path + L->plen, sizeof L->path - L->plen, "%s%s", L->plen ? "." : "", key);
+    if (n > 0) L->plen = L->plen + (size_t)n < sizeof L->path ? L->plen + (size_t)n : sizeof L->path - 1;
+    return saved;
+}
+
+static size_t push_index(loader *L, size_t i)
+{
+    size_t saved = L->plen;
+    int n = snprintf(L->path + L->plen, sizeof L->path - L->plen, "[%zu]", i);
+    if (n > 0) L->plen = L->plen + (size_t)n < sizeof L->path ? L->plen + (size_t)n : sizeof L->path - 1;
+    return saved;
+}
+
+static void pop(loader *L, size_t saved)
+{
+    L->plen = saved;
+    L->path[saved] = '\0';
+}
+
+#define FAIL(L, code, ...)                                                  \
+    do {                                                                    \
+        sba_err_path((L)->err, (code), (L)->path, __VA_ARGS__);             \
+        (L)->failed = true;                                                 \
+        return false;                                                       \
+    } while (0)
+
+static bool nomem(loader *L) { FAIL(L, SBA_ERR_NOMEM, "out of memory"); }
+
+/* A model error (from model.c) rethrown with the current path. */
+static bool rethrow(loader *L, sba_error *inner)
+{
+    sba_err_path(L->err, inner->code, L->path, "%s", inner->message);
+    L->failed = true;
+    return false;
+}
+
+static const char *type_name(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER: return "an integer";
+    case JSON_REAL: return "a real number";
+    case JSON_TRUE:
+    case JSON_FALSE: return "a boolean";
+    case JSON_NULL: return "null";
+    }
+    return "a value";
+}
+
+/* ---- typed access ------------------------------------------------------ */
+
+/* Member `key` of obj, or NULL when absent (missing required keys fail). */
+static bool member(loader *L, json_t *obj, const char *key, bool required, json_t **out)
+{
+    *out = json_object_get(obj, key);
+    if (!*out && required) FAIL(L, SBA_ERR_SCHEMA, "missing required key \"%s\"", key);
+    return true;
+}
+
+static bool want_type(loader *L, json_t *v, json_type t, const char *what)
+{
+    if (json_typeof(v) == t || (t == JSON_TRUE && json_is_boolean(v))) return true;
+    FAIL(L, SBA_ERR_SCHEMA, "expected %s, got %s", what, type_name(v));
+}
+
+static bool get_string(loader *L, json_t *obj, const char *key, bool required, const char **out)
+{
+    json_t *v;
+    if (!member(L, obj, key, required, &v)) return false;
+    if (!v) return true;
+    size_t s = push_key(L, key);
+    if (!want_type(L, v, JSON_STRING, "a string")) return false;
+    if (json_string_length(v) == 0) FAIL(L, SBA_ERR_SCHEMA, "expected a non-empty string");
+    if (strlen(json_string_value(v)) != json_string_length(v))
+        FAIL(L, SBA_ERR_SCHEMA, "a name must not contain a NUL character");
+    *out = json_string_value(v);
+    pop(L, s);
+    return true;
+}
+
+static bool get_int(loader *L, json_t *obj, const char *key, bool required, int64_t lo, int64_t hi,
+                    int64_t *out)
+{
+    json_t *v;
+    if (!member(L, obj, key, required, &v)) return false;
+    if (!v) return true;
+    size_t s = push_key(L, key);
+    if (!want_type(L, v, JSON_INTEGER, "an integer")) return false;
+    json_int_t x = json_integer_value(v);
+    if (x < lo || x > hi)
+        FAIL(L, SBA_ERR_SCHEMA, "expected an integer in [%" PRId64 ", %" PRId64 "], got %lld", lo, hi,
+             (long long)x);
+    *out = x;
+    pop(L, s);
+    return true;
+}
+
+static bool get_bool(loader *L, json_t *obj, const char *key, bool *out)
+{
+    json_t *v;
+    if (!member(L, obj, key, false, &v)) return false;
+    if (!v) return true;
+    size_t s = push_key(L, key);
+    if (!want_type(L, v, JSON_TRUE, "a boolean")) return false;
+    *out = json_is_true(v);
+    pop(L, s);
+    return true;
+}
+
+static bool get_enum(loader *L, json_t *obj, const char *key, bool required,
+                     bool (*parse)(const char *, uint32_t *), const char *what, const char *choices,
+                     uint32_t *out)
+{
+    const char *name = NULL;
+    if (!get_string(L, obj, key, required, &name)) return false;
+    if (!name) return true;
+    if (!parse(name, out)) {
+        size_t s = push_key(L, key);
+        FAIL(L, SBA_ERR_SCHEMA, "unknown %s \"%s\" (expected one of: %s)", what, name, choices);
+        pop(L, s);
+    }
+    return true;
+}
+
+static bool get_array(loader *L, json_t *obj, const char *key, bool required, json_t **out)
+{
+    if (!member(L, obj, key, required, out)) return false;
+    if (!*out) return true;
+    size_t s = push_key(L, key);
+    if (!want_type(L, *out, JSON_ARRAY, "an array")) return false;
+    pop(L, s);
+    return true;
+}
+
+/* Keeps every member of obj whose key is not in `known`, in input order. */
+static bool keep_extras(loader *L, json_t *obj, const char *const *known, bir_extras *out)
+{
+    const char *key;
+    json_t *v;
+    uint32_t n = 0;
+    json_object_foreach(obj, key, v) {
+        bool k = false;
+        for (const char *const *p = known; *p && !k; p++) k = strcmp(*p, key) == 0;
+        n += !k;
+    }
+    if (n == 0) return true;
+    out->v = sba_arena_array(L->m->arena, n, sizeof *out->v);
+    if (!out->v) return nomem(L);
+    json_object_foreach(obj, key, v) {
+        bool k = false;
+        for (const char *const *p = known; *p && !k; p++) k = strcmp(*p, key) == 0;
+        if (k) continue;
+        char *text = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+        if (!text) return nomem(L);
+        bir_extra *e = &out->v[out->n++];
+        e->key = sba_arena_strdup(L->m->arena, key);
+        e->json = sba_arena_strdup(L->m->arena, text);
+        free(text);
+        if (!e->key || !e->json) return nomem(L);
+    }
+    return true;
+}
+
+/* ---- allocations ------------------------------------------------------- */
+
+static const char *const MEMTYPES = "Unallocated, Input, Output, DRAM, SB, PSUM, RNGSTATE, REG";
+
+static const char *const location_keys[] = {
+    "name", "type", "addr", "base", "bank", "dims", "live_n", "pack_id_hint", "tensor_id",
+    "var_id", "table_entry_id", "memloc_set_id", "allocated", "pinned", "user_allocated", "alias",
+    NULL};
+
+static bool load_location(loader *L, bir_set *set, json_t *jl, pending_vec *pending)
+{
+    if (!want_type(L, jl, JSON_OBJECT, "a memory location object")) return false;
+    const char *name = NULL;
+    uint32_t type = 0;
+    if (!get_string(L, jl, "name", true, &name)) return false;
+    if (!get_enum(L, jl, "type", true, bir_memory_type_parse, "memory type", MEMTYPES, &type))
+        return false;
+    sba_error inner;
+    bir_location *loc = bir_location_add(set, name, type, &inner);
+    if (!loc) {
+        size_t s = push_key(L, "name");
+        rethrow(L, &inner);
+        pop(L, s);
+        return false;
+    }
+    int64_t v;
+    if (json_object_get(jl, "addr")) {
+        if (!get_int(L, jl, "addr", true, 0, INT64_MAX, &v)) return false;
+        loc->addr = v;
+    }
+    if (json_object_get(jl, "base")) {
+        if (!get_int(L, jl, "base", true, 0, 1 << 20, &v)) return false;
+        loc->base = (int32_t)v;
+    }
+    if (json_object_get(jl, "bank")) {
+        if (!get_int(L, jl, "bank", true, INT64_MIN, INT64_MAX, &loc->bank)) return false;
+        loc->has_bank = true;
+    }
+    json_t *dims;
+    if (!get_array(L, jl, "dims", false, &dims)) return false;
+    if (dims) {
+        size_t s = push_key(L, "dims");
+        if (json_array_size(dims) != 2)
+            FAIL(L, SBA_ERR_SCHEMA, "expected [partitions, bytes per partition], got %zu elements",
+                 json_array_size(dims));
+        for (size_t i = 0; i < 2; i++) {
+            size_t si = push_index(L, i);
+            json_t *d = json_array_get(dims, i);
+            if (!want_type(L, d, JSON_INTEGER, "an integer")) return false;
+            if (json_integer_value(d) < 0) FAIL(L, SBA_ERR_SCHEMA, "expected a non-negative integer");
+            loc->dims[i] = json_integer_value(d);
+            pop(L, si);
+        }
+        loc->has_dims = true;
+        pop(L, s);
+    }
+    if (!get_int(L, jl, "live_n", false, 1, INT64_MAX, &loc->live_n)) return false;
+    int64_t hint = -1;
+    if (!get_int(L, jl, "pack_id_hint", false, -1, INT32_MAX, &hint)) return false;
+    if (hint != -1) {
+        size_t s = push_key(L, "pack_id_hint");
+        if (bir_location_set_pack_id_hint(loc, (int32_t)hint, &inner) != SBA_OK) return rethrow(L, &inner);
+        pop(L, s);
+    }
+    /* tensor_id is checked by the tensor-id map ("Unassigned tensorId"). */
+    if (!get_int(L, jl, "tensor_id", false, INT64_MIN, INT64_MAX, &loc->tensor_id)) return false;
+    if (!get_int(L, jl, "var_id", false, -1, INT64_MAX, &loc->var_id)) return false;
+    if (!get_int(L, jl, "table_entry_id", false, -1, INT64_MAX, &loc->table_entry_id)) return false;
+    if (!get_int(L, jl, "memloc_set_id", false, -1, INT64_MAX, &loc->memloc_set_id)) return false;
+    bool b = false;
+    if (!get_bool(L, jl, "allocated", &b)) return false;
+    if (json_object_get(jl, "allocated")) bir_location_set_allocated(loc, b);
+    if (!get_bool(L, jl, "pinned", &loc->pinned)) return false;
+    if (!get_bool(L, jl, "user_allocated", &loc->storage.user_allocated)) return false;
+    json_t *alias;
+    if (!get_array(L, jl, "alias", false, &alias)) return false;
+    if (alias && json_array_size(alias) > 0) {
+        size_t s = push_key(L, "alias");
+        const char *p = sba_arena_strdup(L->m->arena, L->path);
+        pop(L, s);
+        if (!p || !SBA_VEC_PUSH(L->m->arena, pending, ((pending_alias){loc, alias, p})))
+            return nomem(L);
+    }
+    return keep_extras(L, jl, location_keys, &loc->extras);
+}
+
+static const char *const set_keys[] = {
+    "name", "kind", "tensor_class", "dtype", "tensor_shape", "partition_dim", "addr_space",
+    "memorylocations", "user_allocated", NULL};
+
+static bool load_set(loader *L, bir_function *fn, json_t *js, pending_vec *pending)
+{
+    if (!want_type(L, js, JSON_OBJECT, "a memory location set object")) return false;
+    const char *name = NULL;
+    if (!get_string(L, js, "name", true, &name)) return false;
+    sba_error inner;
+    bir_set *set = bir_set_add(fn, name, &inner);
+    if (!set) {
+        size_t s = push_key(L, "name");
+        rethrow(L, &inner);
+        pop(L, s);
+        return false;
+    }
+    if (!get_enum(L, js, "kind", false, bir_tensor_kind_parse, "tensor kind",
+                  "ExternalInput, ExternalInputParameter, Input, ExternalOutput, "
+                  "ExternalOutputParameter, Output, Const, Internal, Pointer, InternalInterface",
+                  &set->kind))
+        return false;
+    if (!get_enum(L, js, "tensor_class", false, bir_tensor_class_parse, "tensor class",
+                  "Tensor, LoopTensor, NeuronTensor, NeuronWeightTensor, IdentityWeightTensor, "
+                  "NeuronBlockTensor, DRAM2DBlockTensor, Neuron3DBlockTensor, DRAM3DBlockTensor, "
+                  "NeuronLocalTensor, NeuronSBTensor, NeuronPSUMTensor, SingleValueTensor",
+                  &set->tensor_class))
+        return false;
+    if (!get_enum(L, js, "dtype", true, bir_dtype_parse, "dtype",
+                  "float32, bfloat16, float16, float8_e4m3, float8_e5m2, int8, uint8, int16, "
+                  "uint16, int32, uint32, int64, uint64, float64",
+                  &set->dtype))
+        return false;
+    json_t *shape;
+    if (!get_array(L, js, "tensor_shape", true, &shape)) return false;
+    size_t s = push_key(L, "tensor_shape");
+    size_t rank = json_array_size(shape);
+    if (rank == 0 || rank > MAX_RANK)
+        FAIL(L, SBA_ERR_SCHEMA, "expected 1 to %d dimensions, got %zu", MAX_RANK, rank);
+    set->rank = (uint32_t)rank;
+    set->shape = sba_arena_array(L->m->arena, rank, sizeof *set->shape);
+    if (!set->shape) return nomem(L);
+    int64_t total = bir_dtype_size(set->dtype);
+    for (size_t i = 0; i < rank; i++) {
+        size_t si = push_index(L, i);
+        json_t *d = json_array_get(shape, i);
+        if (!want_type(L, d, JSON_INTEGER, "an integer")) return false;
+        if (json_integer_value(d) < 1)
+            FAIL(L, SBA_ERR_SCHEMA, "tensor size must be more than 0, got dimension %lld",
+                 (long long)json_integer_value(d));
+        set->shape[i] = json_integer_value(d);
+        if (__builtin_mul_overflow(total, set->shape[i], &total))
+            FAIL(L, SBA_ERR_LIMIT, "the tensor's size in bytes overflows 64 bits");
+        pop(L, si);
+    }
+    pop(L, s);
+    int64_t pd = 0;
+    if (!get_int(L, js, "partition_dim", false, 0, (int64_t)rank - 1, &pd)) return false;
+    set->partition_dim = (int32_t)pd;
+    if (!get_enum(L, js, "addr_space", false, bir_addr_space_parse, "address space",
+                  "Local, Shared, Debug", &set->addr_space))
+        return false;
+    if (!get_bool(L, js, "user_allocated", &set->storage.user_allocated)) return false;
+    json_t *locs;
+    if (!get_array(L, js, "memorylocations", true, &locs)) return false;
+    s = push_key(L, "memorylocations");
+    if (json_array_size(locs) == 0) FAIL(L, SBA_ERR_SCHEMA, "a set needs at least one memory location");
+    size_t i;
+    json_t *jl;
+    json_array_foreach(locs, i, jl) {
+        size_t si = push_index(L, i);
+        if (!load_location(L, set, jl, pending)) return false;
+        pop(L, si);
+    }
+    pop(L, s);
+    if (set->addr_space != BIR_AS_LOCAL) {
+        bool dram = false;
+        for (uint32_t k = 0; k < set->nlocs; k++) dram |= set->locs[k]->type == BIR_MEM_DRAM;
+        if (!dram) {
+            s = push_key(L, "addr_space");
+            FAIL(L, SBA_ERR_MODEL, "address space %s applies to DRAM only, and set \"%s\" has no "
+                 "DRAM memory location", bir_addr_space_name(set->addr_space), set->name);
+        }
+    }
+    if (bir_set_build_tensor_id_map(set, &inner) != SBA_OK) return rethrow(L, &inner);
+    return keep_extras(L, js, set_keys, &set->extras);
+}
+
+/* The second pass: resolve each alias entry and add the edge. Two schema
+ * versions: [destSet, destMemLoc, kind] (current) and [destMemLoc, kind]
+ * (version 1: the name is looked up across the function's sets). The kind may
+ * be a boolean, an integer or an integral real. */
+static bool load_aliases(loader *L, bir_function *fn, const pending_alias *pa)
+{
+    size_t base = L->plen;
+    snprintf(L->path, sizeof L->path, "%s", pa->path);
+    L->plen = strlen(L->path);
+    size_t i;
+    json_t *e;
+    json_array_foreach(pa->entries, i, e) {
+        size_t si = push_index(L, i);
+        if (!json_is_array(e) || json_array_size(e) < 2 || json_array_size(e) > 3)
+            FAIL(L, SBA_ERR_SCHEMA, "expected an alias entry [destSetName, destMemLocName, kind] "
+                 "or [destMemLocName, kind]");
+        size_t n = json_array_size(e);
+        for (size_t k = 0; k + 1 < n; k++)
+            if (!json_is_string(json_array_get(e, k)))
+                FAIL(L, SBA_ERR_SCHEMA, "alias entry element %zu: expected a name, got %s", k,
+                     type_name(json_array_get(e, k)));
+        json_t *jk = json_array_get(e, n - 1);
+        double kd;
+        if (json_is_boolean(jk)) kd = json_is_true(jk);
+        else if (json_is_integer(jk)) kd = (double)json_integer_value(jk);
+        else if (json_is_real(jk)) kd = json_real_value(jk);
+        else FAIL(L, SBA_ERR_SCHEMA, "alias kind: expected a boolean or a number, got %s", type_name(jk));
+        if (kd != (double)(int64_t)kd || kd < 0 || kd > 7)
+            FAIL(L, SBA_ERR_MODEL, "Integer too large for field: alias kind %g is not a 3-bit mask", kd);
+        bir_location *dst = NULL;
+        if (n == 3) {
+            const char *sn = json_string_value(json_array_get(e, 0));
+            const char *ln = json_string_value(json_array_get(e, 1));
+            bir_set *ds = bir_function_find_set(fn, sn);
+            if (!ds) FAIL(L, SBA_ERR_MODEL, "alias target set \"%s\" does not exist", sn);
+            dst = bir_set_find_location(ds, ln);
+            if (!dst) FAIL(L, SBA_ERR_MODEL, "alias target \"%s\" is not a memory location of set \"%s\"", ln, sn);
+        } else {
+            const char *ln = json_string_value(json_array_get(e, 0));
+            for (uint32_t k = 0; k < fn->nsets; k++) {
+                bir_location *c = bir_set_find_location(fn->sets[k], ln);
+                if (c && dst)
+                    FAIL(L, SBA_ERR_MODEL, "alias target \"%s\" is ambiguous: sets \"%s\" and \"%s\" "
+                         "both have it; use [destSetName, destMemLocName, kind]", ln,
+                         dst->set->name, c->set->name);
+                if (c) dst = c;
+            }
+            if (!dst) FAIL(L, SBA_ERR_MODEL, "alias target memory location \"%s\" does not exist", ln);
+        }
+        sba_error inner;
+        if (bir_location_add_alias(pa->loc, dst, (uint32_t)kd, &inner) != SBA_OK) return rethrow(L, &inner);
+        pop(L, si);
+    }
+    pop(L, base);
+    return true;
+}
+
+/* ---- program ----------------------------------------------------------- */
+
+static bool load_blocks(loader *L, bir_function *fn, bir_inst *loop, json_t *blocks);
+
+static const char *const operand_keys[] = {"kind", "memsetref", "memref", "dtype", "offset",
+                                           "ap", "terms", NULL};
+
+static bool load_operand(loader *L, bir_function *fn, json_t *jo, bir_operand *op)
+{
+    if (!want_type(L, jo, JSON_OBJECT, "an operand object")) return false;
+    const char *kind = "physical_ap";
+    if (!get_string(L, jo, "kind", false, &kind)) return false;
+    if (strcmp(kind, "physical_ap") == 0) op->kind = BIR_OPND_PHYSICAL_AP;
+    else if (strcmp(kind, "symbolic_ap") == 0) op->kind = BIR_OPND_SYMBOLIC_AP;
+    else {
+        /* register_ap, register_access, imm_value, imm_array, symbolic_imm_value
+         * and any other kind: not memory, carried through as given. */
+        char *text = json_dumps(jo, JSON_COMPACT);
+        if (!text) return nomem(L);
+        op->kind = BIR_OPND_OTHER;
+        op->kind_name = sba_arena_strdup(L->m->arena, kind);
+        op->raw = sba_arena_strdup(L->m->arena, text);
+        free(text);
+        return op->raw && op->kind_name ? true : nomem(L);
+    }
+    const char *setname = NULL, *locname = NULL;
+    if (!get_string(L, jo, "memsetref", true, &setname)) return false;
+    if (!get_string(L, jo, "memref", false, &locname)) return false;
+    op->set = bir_function_find_set(fn, setname);
+    if (!op->set) {
+        size_t s = push_key(L, "memsetref");
+        FAIL(L, SBA_ERR_PROGRAM, "memsetref \"%s\" names no memory location set of function \"%s\"",
+             setname, fn->name);
+        pop(L, s);
+    }
+    if (locname) {
+        op->loc = bir_set_find_location(op->set, locname);
+        if (!op->loc) {
+            size_t s = push_key(L, "memref");
+            FAIL(L, SBA_ERR_PROGRAM, "memref \"%s\" names no memory location of set \"%s\"", locname,
+                 setname);
+            pop(L, s);
+        }
+    } else {
+        op->loc = op->set->locs[0];
+    }
+    op->dtype = op->set->dtype;
+    if (!get_enum(L, jo, "dtype", false, bir_dtype_parse, "dtype",
+                  "float32, bfloat16, float16, float8_e4m3, float8_e5m2, int8, uint8, int16, "
+                  "uint16, int32, uint32, int64, uint64, float64",
+                  &op->dtype))
+        return false;
+    if (!get_int(L, jo, "offset", false, INT64_MIN / 4, INT64_MAX / 4, &op->offset)) return false;
+    json_t *ap;
+    if (!get_array(L, jo, "ap", true, &ap)) return false;
+    size_t s = push_key(L, "ap");
+    size_t nd = json_array_size(ap);
+    if (nd == 0 || nd > MAX_AP_DIMS)
+        FAIL(L, SBA_ERR_SCHEMA, "expected 1 to %d [step, num] pairs, the partition pair first, got %zu",
+             MAX_AP_DIMS, nd);
+    op->ndims = (uint32_t)nd;
+    op->ap = sba_arena_array(L->m->arena, nd, sizeof *op->ap);
+    if (!op->ap) return nomem(L);
+    for (size_t i = 0; i < nd; i++) {
+        size_t si = push_index(L, i);
+        json_t *pr = json_array_get(ap, i);
+        if (!json_is_array(pr) || json_array_size(pr) != 2 ||
+            !json_is_integer(json_array_get(pr, 0)) || !json_is_integer(json_array_get(pr, 1)))
+            FAIL(L, SBA_ERR_SCHEMA, "expected a [step, num] pair of integers");
+        op->ap[i][0] = json_integer_value(json_array_get(pr, 0));
+        op->ap[i][1] = json_integer_value(json_array_get(pr, 1));
+        if (op->ap[i][1] < 1 || op->ap[i][1] > (1 << 24))
+            FAIL(L, SBA_ERR_SCHEMA, "num must be in [1, %d], got %lld", 1 << 24, (long long)op->ap[i][1]);
+        if (op->ap[i][0] < -(1ll << 40) || op->ap[i][0] > (1ll << 40))
+            FAIL(L, SBA_ERR_SCHEMA, "step %lld is out of range", (long long)op->ap[i][0]);
+        pop(L, si);
+    }
+    pop(L, s);
+    json_t *terms;
+    if (!get_array(L, jo, "terms", false, &terms)) return false;
+    if (terms && op->kind != BIR_OPND_SYMBOLIC_AP) {
+        s = push_key(L, "terms");
+        FAIL(L, SBA_ERR_SCHEMA, "only a symbolic_ap has offset terms");
+    }
+    if (terms && json_array_size(terms)) {
+        s = push_key(L, "terms");
+        size_t nt = json_array_size(terms);
+        op->terms = sba_arena_array(L->m->arena, nt, sizeof *op->terms);
+        if (!op->terms) return nomem(L);
+        for (size_t i = 0; i < nt; i++) {
+            size_t si = push_index(L, i);
+            json_t *t = json_array_get(terms, i);
+            if (!json_is_array(t) || json_array_size(t) != 2 || !json_is_string(json_array_get(t, 0)) ||
+                !json_is_integer(json_array_get(t, 1)))
+                FAIL(L, SBA_ERR_SCHEMA, "expected a term [loopAxisName, coefficient]");
+            const char *axis = json_string_value(json_array_get(t, 0));
+            bir_inst *loop = NULL;
+            for (uint32_t d = L->depth; d-- > 0 && !loop;)
+                if (strcmp(L->loops[d]->axis.name, axis) == 0) loop = L->loops[d];
+            if (!loop) FAIL(L, SBA_ERR_PROGRAM, "loop axis \"%s\" is not in scope", axis);
+            int64_t c = json_integer_value(json_array_get(t, 1));
+            if (c < -(1ll << 40) || c > (1ll << 40))
+                FAIL(L, SBA_ERR_SCHEMA, "coefficient %lld is out of range", (long long)c);
+            op->terms[op->nterms++] = (bir_term){loop, c};
+            pop(L, si);
+        }
+        pop(L, s);
+    }
+    return keep_extras(L, jo, operand_keys, &op->extras);
+}
+
+static bool load_operands(loader *L, bir_function *fn, json_t *ji, const char *key,
+                          bir_operand **out, uint32_t *n)
+{
+    json_t *arr;
+    if (!get_array(L, ji, key, false, &arr)) return false;
+    if (!arr || json_array_size(arr) == 0) return true;
+    size_t s = push_key(L, key);
+    if (json_array_size(arr) > 4096) FAIL(L, SBA_ERR_LIMIT, "more than 4096 operands");
+    *out = sba_arena_array(L->m->arena, json_array_size(arr), sizeof **out);
+    if (!*out) return nomem(L);
+    size_t i;
+    json_t *jo;
+    json_array_foreach(arr, i, jo) {
+        size_t si = push_index(L, i);
+        if (!load_operand(L, fn, jo, &(*out)[i])) return false;
+        pop(L, si);
+    }
+    *n = (uint32_t)json_array_size(arr);
+    pop(L, s);
+    return true;
+}
+
+static const char *const inst_keys[] = {"name", "opcode", "engine", "ins", "outs", "LoopAxis",
+                                        "blocks", NULL};
+
+static bool load_inst(loader *L, bir_function *fn, bir_block *b, json_t *ji)
+{
+    if (!want_type(L, ji, JSON_OBJECT, "an instruction object")) return false;
+    const char *name = NULL, *opname = NULL;
+    if (!get_string(L, ji, "name", true, &name)) return false;
+    if (!get_string(L, ji, "opcode", true, &opname)) return false;
+    uint32_t opcode = BIR_OP_OTHER;
+    (void)bir_opcode_parse(opname, &opcode);
+    sba_error inner;
+    bir_inst *in = bir_inst_add(fn, b, name, opcode, &inner);
+    if (!in) {
+        size_t s = push_key(L, "name");
+        rethrow(L, &inner);
+        pop(L, s);
+        return false;
+    }
+    if (opcode == BIR_OP_OTHER && !(in->opcode_name = sba_arena_strdup(L->m->arena, opname)))
+        return nomem(L);
+    if (!get_enum(L, ji, "engine", false, bir_engine_parse, "engine",
+                  "unassigned, act, dma, dve, pe, pool, sp", &in->engine))
+        return false;
+    if (!load_operands(L, fn, ji, "ins", &in->ins, &in->nins)) return false;
+    if (!load_operands(L, fn, ji, "outs", &in->outs, &in->nouts)) return false;
+    json_t *axis = json_object_get(ji, "LoopAxis");
+    json_t *blocks = json_object_get(ji, "blocks");
+    if (opcode != BIR_OP_LOOP) {
+        if (axis || blocks) {
+            size_t s = push_key(L, axis ? "LoopAxis" : "blocks");
+            FAIL(L, SBA_ERR_PROGRAM, "only a Loop instruction has %s", axis ? "a LoopAxis" : "blocks");
+            pop(L, s);
+        }
+        return keep_extras(L, ji, inst_keys, &in->extras);
+    }
+    if (!member(L, ji, "LoopAxis", true, &axis)) return false;
+    size_t s = push_key(L, "LoopAxis");
+    if (!want_type(L, axis, JSON_OBJECT, "a LoopAxis object {name, lb, ub, stride}")) return false;
+    const char *an = NULL;
+    if (!get_string(L, axis, "name", true, &an)) return false;
+    if (!get_int(L, axis, "lb", true, -(1ll << 40), 1ll << 40, &in->axis.lb)) return false;
+    if (!get_int(L, axis, "ub", true, -(1ll << 40), 1ll << 40, &in->axis.ub)) return false;
+    in->axis.stride = 1;
+    if (!get_int(L, axis, "stride", false, -(1ll << 40), 1ll << 40, &in->axis.stride)) return false;
+    if (in->axis.stride <= 0) FAIL(L, SBA_ERR_PROGRAM, "loop stride must be positive, got %lld",
+                                   (long long)in->axis.stride);
+    if (in->axis.ub < in->axis.lb)
+        FAIL(L, SBA_ERR_PROGRAM, "loop upper bound %lld is below its lower bound %lld",
+             (long long)in->axis.ub, (long long)in->axis.lb);
+    for (uint32_t d = 0; d < L->depth; d++)
+        if (strcmp(L->loops[d]->axis.name, an) == 0)
+            FAIL(L, SBA_ERR_PROGRAM, "loop axis \"%s\" shadows an enclosing loop's axis", an);
+    if (!(in->axis.name = sba_arena_strdup(L->m->arena, an))) return nomem(L);
+    pop(L, s);
+    if (!get_array(L, ji, "blocks", true, &blocks)) return false;
+    if (L->depth == MAX_LOOP_DEPTH) FAIL(L, SBA_ERR_LIMIT, "loops nest deeper than %d", MAX_LOOP_DEPTH);
+    L->loops[L->depth++] = in;
+    s = push_key(L, "blocks");
+    if (!load_blocks(L, fn, in, blocks)) return false;
+    pop(L, s);
+    L->depth--;
+    return keep_extras(L, ji, inst_keys, &in->extras);
+}
+
+static const char *const block_keys[] = {"name", "instructions", NULL};
+
+static bool load_blocks(loader *L, bir_function *fn, bir_inst *loop, json_t *blocks)
+{
+    size_t i;
+    json_t *jb;
+    json_array_foreach(blocks, i, jb) {
+        size_t si = push_index(L, i);
+        if (!want_type(L, jb, JSON_OBJECT, "a block object {name, instructions}")) return false;
+        const char *name = NULL;
+        if (!get_string(L, jb, "name", true, &name)) return false;
+        sba_error inner;
+        bir_block *b = bir_block_add(fn, loop, name, &inner);
+        if (!b) return rethrow(L, &inner);
+        json_t *insts;
+        if (!get_array(L, jb, "instructions", false, &insts)) return false;
+        if (insts) {
+            size_t s = push_key(L, "instructions");
+            size_t k;
+            json_t *ji;
+            json_array_foreach(insts, k, ji) {
+                size_t sk = push_index(L, k);
+                if (!load_inst(L, fn, b, ji)) return false;
+                pop(L, sk);
+            }
+            pop(L, s);
+        }
+        if (!keep_extras(L, jb, block_keys, &b->extras)) return false;
+        pop(L, si);
+    }
+    return true;
+}
+
+/* ---- functions and module ---------------------------------------------- */
+
+static const char *const function_keys[] = {"name", "allocations", "blocks", NULL};
+
+static bool load_function(loader *L, json_t *jf)
+{
+    if (!want_type(L, jf, JSON_OBJECT, "a function object")) return false;
+    const char *name = NULL;
+    if (!get_string(L, jf, "name", true, &name)) return false;
+    sba_error inner;
+    bir_function *fn = bir_function_add(L->m, name, &inner);
+    if (!fn) {
+        size_t s = push_key(L, "name");
+        rethrow(L, &inner);
+        pop(L, s);
+        return false;
+    }
+    json_t *allocs, *blocks;
+    if (!get_array(L, jf, "allocations", false, &allocs)) return false;
+    pending_vec pending = {0};
+    if (allocs) {
+        size_t s = push_key(L, "allocations");
+        size_t i;
+        json_t *js;
+        json_array_foreach(allocs, i, js) {
+            size_t si = push_index(L, i);
+            if (!load_set(L, fn, js, &pending)) return false;
+            pop(L, si);
+        }
+        pop(L, s);
+    }
+    for (uint32_t i = 0; i < pending.n; i++)
+        if (!load_aliases(L, fn, &pending.v[i])) return false;
+    if (!get_array(L, jf, "blocks", false, &blocks)) return false;
+    if (blocks) {
+        size_t s = push_key(L, "blocks");
+        if (!load_blocks(L, fn, NULL, blocks)) return false;
+        pop(L, s);
+    }
+    if (bir_function_build_def_use(fn, &inner) != SBA_OK) return rethrow(L, &inner);
+    return keep_extras(L, jf, function_keys, &fn->extras);
+}
+
+static const char *const target_keys[] = {"name", "partitions", "sbuf_bytes_per_partition",
+                                          "sbuf_alignment", "psum_banks", "psum_bank_bytes",
+                                          "psum_alignment", NULL};
+
+static bool load_target(loader *L, json_t *jt)
+{
+    size_t s = push_key(L, "target");
+    if (!want_type(L, jt, JSON_OBJECT, "a target object")) return false;
+    sba_target *t = &L->m->target;
+    const char *name = NULL;
+    if (!get_string(L, jt, "name", false, &name)) return false;
+    if (name) {
+        const sba_target *p = sba_target_preset(name);
+        if (p) *t = *p;
+        if (!(t->name = sba_arena_strdup(L->m->arena, name))) return nomem(L);
+    } else {
+        t->name = "custom";
+    }
+    int64_t v;
+#define FIELD(key, lo, hi, dst)                                                          \
+    if (json_object_get(jt, key)) {                                                      \
+        if (!get_int(L, jt, key, true, lo, hi, &v)) return false;                        \
+        dst = v;                                                                         \
+    }
+    FIELD("partitions", 1, 128, t->partitions)
+    FIELD("sbuf_bytes_per_partition", 1, 1ll << 32, t->sbuf_bytes)
+    FIELD("sbuf_alignment", 1, 1 << 16, t->sbuf_align)
+    FIELD("psum_banks", 1, 64, t->psum_banks)
+    FIELD("psum_bank_bytes", 1, 1 << 24, t->psum_bank_bytes)
+    FIELD("psum_alignment", 1, 1 << 16, t->psum_align)
+#undef FIELD
+    if (t->sbuf_align & (t->sbuf_align - 1)) FAIL(L, SBA_ERR_SCHEMA, "sbuf_alignment must be a power of two");
+    if (t->psum_align & (t->psum_align - 1)) FAIL(L, SBA_ERR_SCHEMA, "psum_alignment must be a power of two");
+    const char *key;
+    json_t *jv;
+    json_object_foreach(jt, key, jv) {
+        bool known = false;
+        for (const char *const *p = target_keys; *p && !known; p++) known = strcmp(*p, key) == 0;
+        if (!known) {
+            push_key(L, key);
+            FAIL(L, SBA_ERR_SCHEMA, "unknown target key \"%s\" (expected: name, partitions, "
+                 "sbuf_bytes_per_partition, sbuf_alignment, psum_banks, psum_bank_bytes, "
+                 "psum_alignment)", key);
+        }
+    }
+    L->m->has_target = true;
+    pop(L, s);
+    return true;
+}
+
+static const char *const module_keys[] = {"version", "arch", "target", "functions", NULL};
+
+static bool load_module(loader *L, json_t *root)
+{
+    if (!json_is_object(root)) FAIL(L, SBA_ERR_SCHEMA, "expected a BIR module object at the top level, got %s",
+                                    type_name(root));
+    if (!get_int(L, root, "version", false, 1, 1000, &L->m->version)) return false;
+    const char *arch = NULL;
+    if (!get_string(L, root, "arch", false, &arch)) return false;
+    if (arch) {
+        const sba_target *p = sba_target_preset(arch);
+        if (!p) {
+            size_t s = push_key(L, "arch");
+            FAIL(L, SBA_ERR_SCHEMA, "unknown arch \"%s\" (expected one of: trn1, inf2, trn2, trn3, "
+                 "gen2, gen3, gen4)", arch);
+            pop(L, s);
+        }
+        L->m->target = *p;
+        if (!(L->m->arch = sba_arena_strdup(L->m->arena, arch))) return nomem(L);
+    }
+    json_t *jt = json_object_get(root, "target");
+    if (jt && !load_target(L, jt)) return false;
+    json_t *fns;
+    if (!get_array(L, root, "functions", true, &fns)) return false;
+    size_t s = push_key(L, "functions");
+    size_t i;
+    json_t *jf;
+    json_array_foreach(fns, i, jf) {
+        size_t si = push_index(L, i);
+        if (!load_function(L, jf)) return false;
+        pop(L, si);
+    }
+    pop(L, s);
+    return keep_extras(L, root, module_keys, &L->m->extras);
+}
+
+bir_module *bir_load_buffer(const char *text, size_t len, const char *file, const sba_allocator *a,
+                            sba_error *err)
+{
+    (void)file;
+    sba_error_clear(err);
+    json_error_t je;
+    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+    if (!root) {
+        /* jansson reports a duplicate key or a bad token with its position. */
+        sba_err_pos(err, SBA_ERR_PARSE, je.line > 0 ? je.line : 1, je.column > 0 ? je.column : 1,
+                    "%s", je.text);
+        return NULL;
+    }
+    bir_module *m = bir_module_new(a);
+    if (!m) {
+        json_decref(root);
+        sba_err(err, SBA_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    loader L = {.m = m, .err = err};
+    bool ok = load_module(&L, root);
+    json_decref(root);
+    if (ok && bir_module_failed(m)) ok = (sba_err(err, SBA_ERR_NOMEM, "out of memory"), false);
+    if (!ok) {
+        bir_module_free(m);
+        return NULL;
+    }
+    return m;
+}
+
+bir_module *bir_load_file(const char *path, const sba_allocator *a, sba_error *err)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    if (!f) {
+        sba_err(err, SBA_ERR_IO, "cannot open: %s", strerror(errno));
+        return NULL;
+    }
+    size_t cap = 1 << 16, len = 0;
+    char *buf = sba_malloc(a, cap);
+    while (buf) {
+        if (len == cap) {
+            if (cap >= MAX_FILE_BYTES) {
+                sba_free(a, buf);
+                if (f != stdin) fclose(f);
+                sba_err(err, SBA_ERR_LIMIT, "the input is larger than the %d MiB limit", MAX_FILE_BYTES >> 20);
+                return NULL;
+            }
+            char *nb = sba_realloc(a, buf, cap * 2);
+            if (!nb) {
+                sba_free(a, buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        size_t got = fread(buf + len, 1, cap - len, f);
+        len += got;
+        if (got == 0) break;
+    }
+    bool rerr = ferror(f);
+    if (f != stdin) fclose(f);
+    if (!buf) {
+        sba_err(err, SBA_ERR_NOMEM, "out of memory reading the input");
+        return NULL;
+    }
+    if (rerr) {
+        sba_free(a, buf);
+        sba_err(err, SBA_ERR_IO, "read error");
+        return NULL;
+    }
+    bir_module *m = bir_load_buffer(buf, len, path, a, err);
+    sba_free(a, buf);
+    return m;
+}

@@ -1,0 +1,271 @@
+/* Model -> JSON: the canonical writer.
+ *
+ * Keys are written in one fixed order per object, optional keys only when they
+ * carry a value, and the keys the model keeps verbatim (bir_extras) after them
+ * in their input order. So a file this writer produced reloads to the same
+ * model and re-saves byte-identical. The text is jansson's, two-space indented.
+ *
+ * Requires: a module that loaded or was built through the API. Produces: text.
+ * Complexity: linear in the module. */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/arena.h"
+#include "base/error.h"
+#include "sballoc/bir.h"
+
+typedef struct saver {
+    bool failed;
+} saver;
+
+/* json_object_set_new that remembers a failure instead of leaking. */
+static void put(saver *S, json_t *obj, const char *key, json_t *v)
+{
+    if (!v || json_object_set_new(obj, key, v) != 0) S->failed = true;
+}
+
+static void append(saver *S, json_t *arr, json_t *v)
+{
+    if (!v || json_array_append_new(arr, v) != 0) S->failed = true;
+}
+
+static void put_extras(saver *S, json_t *obj, const bir_extras *ex)
+{
+    for (uint32_t i = 0; i < ex->n; i++) {
+        json_error_t je;
+        json_t *v = json_loads(ex->v[i].json, JSON_DECODE_ANY, &je);
+        put(S, obj, ex->v[i].key, v);
+    }
+}
+
+static json_t *int_pair(int64_t a, int64_t b)
+{
+    return json_pack("[II]", (json_int_t)a, (json_int_t)b);
+}
+
+static json_t *save_location(saver *S, const bir_location *loc)
+{
+    json_t *o = json_object();
+    if (!o) return S->failed = true, NULL;
+    put(S, o, "name", json_string(loc->name));
+    put(S, o, "type", json_string(bir_memory_type_name(loc->type)));
+    if (loc->addr != BIR_NO_ADDR) put(S, o, "addr", json_integer(loc->addr));
+    if (loc->base != BIR_NO_BASE) put(S, o, "base", json_integer(loc->base));
+    if (loc->has_bank) put(S, o, "bank", json_integer(loc->bank));
+    if (loc->has_dims) put(S, o, "dims", int_pair(loc->dims[0], loc->dims[1]));
+    if (loc->live_n > 0) put(S, o, "live_n", json_integer(loc->live_n));
+    if (loc->pack_id_hint != -1) put(S, o, "pack_id_hint", json_integer(loc->pack_id_hint));
+    put(S, o, "tensor_id", json_integer(loc->tensor_id));
+    if (loc->var_id != BIR_NO_ID) put(S, o, "var_id", json_integer(loc->var_id));
+    if (loc->table_entry_id != BIR_NO_ID) put(S, o, "table_entry_id", json_integer(loc->table_entry_id));
+    if (loc->memloc_set_id != BIR_NO_ID) put(S, o, "memloc_set_id", json_integer(loc->memloc_set_id));
+    put(S, o, "allocated", json_boolean(loc->allocated));
+    if (loc->pinned) put(S, o, "pinned", json_true());
+    if (loc->storage.user_allocated) put(S, o, "user_allocated", json_true());
+    if (loc->nalias) {
+        json_t *a = json_array();
+        for (uint32_t i = 0; i < loc->nalias; i++) {
+            const bir_location *peer = bir_alias_peer(loc->alias[i]);
+            append(S, a, json_pack("[ssi]", peer->set->name, peer->name, (int)bir_alias_kind(loc->alias[i])));
+        }
+        put(S, o, "alias", a);
+    }
+    put_extras(S, o, &loc->extras);
+    return o;
+}
+
+static json_t *save_set(saver *S, const bir_set *set)
+{
+    json_t *o = json_object();
+    if (!o) return S->failed = true, NULL;
+    put(S, o, "name", json_string(set->name));
+    put(S, o, "kind", json_string(bir_tensor_kind_name(set->kind)));
+    put(S, o, "tensor_class", json_string(bir_tensor_class_name(set->tensor_class)));
+    put(S, o, "dtype", json_string(bir_dtype_name(set->dtype)));
+    json_t *shape = json_array();
+    for (uint32_t i = 0; i < set->rank; i++) append(S, shape, json_integer(set->shape[i]));
+    put(S, o, "tensor_shape", shape);
+    put(S, o, "partition_dim", json_integer(set->partition_dim));
+    put(S, o, "addr_space", json_string(bir_addr_space_name(set->addr_space)));
+    if (set->storage.user_allocated) put(S, o, "user_allocated", json_true());
+    json_t *locs = json_array();
+    for (uint32_t i = 0; i < set->nlocs; i++) append(S, locs, save_location(S, set->locs[i]));
+    put(S, o, "memorylocations", locs);
+    put_extras(S, o, &set->extras);
+    return o;
+}
+
+static json_t *save_operand(saver *S, const bir_operand *op)
+{
+    if (op->kind == BIR_OPND_OTHER) {
+        json_error_t je;
+        json_t *v = json_loads(op->raw, 0, &je);
+        if (!v) S->failed = true;
+        return v;
+    }
+    json_t *o = json_object();
+    if (!o) return S->failed = true, NULL;
+    put(S, o, "kind", json_string(op->kind == BIR_OPND_SYMBOLIC_AP ? "symbolic_ap" : "physical_ap"));
+    put(S, o, "memsetref", json_string(op->set->name));
+    put(S, o, "memref", json_string(op->loc->name));
+    put(S, o, "dtype", json_string(bir_dtype_name(op->dtype)));
+    put(S, o, "offset", json_integer(op->offset));
+    json_t *ap = json_array();
+    for (uint32_t i = 0; i < op->ndims; i++) append(S, ap, int_pair(op->ap[i][0], op->ap[i][1]));
+    put(S, o, "ap", ap);
+    if (op->nterms) {
+        json_t *t = json_array();
+        for (uint32_t i = 0; i < op->nterms; i++)
+            append(S, t, json_pack("[sI]", op->terms[i].loop->axis.name, (json_int_t)op->terms[i].coeff));
+        put(S, o, "terms", t);
+    }
+    put_extras(S, o, &op->extras);
+    return o;
+}
+
+static json_t *save_blocks(saver *S, bir_block *const *blocks, uint32_t n);
+
+static json_t *save_operands(saver *S, const bir_operand *ops, uint32_t n)
+{
+    json_t *a = json_array();
+    for (uint32_t i = 0; i < n; i++) append(S, a, save_operand(S, &ops[i]));
+    return a;
+}
+
+static json_t *save_inst(saver *S, const bir_inst *in)
+{
+    json_t *o = json_object();
+    if (!o) return S->failed = true, NULL;
+    put(S, o, "name", json_string(in->name));
+    put(S, o, "opcode", json_string(in->opcode_name));
+    put(S, o, "engine", json_string(bir_engine_name(in->engine)));
+    put(S, o, "ins", save_operands(S, in->ins, in->nins));
+    put(S, o, "outs", save_operands(S, in->outs, in->nouts));
+    if (in->opcode == BIR_OP_LOOP) {
+        put(S, o, "LoopAxis", json_pack("{s:s, s:I, s:I, s:I}", "name", in->axis.name, "lb",
+                                        (json_int_t)in->axis.lb, "ub", (json_int_t)in->axis.ub,
+                                        "stride", (json_int_t)in->axis.stride));
+        put(S, o, "blocks", save_blocks(S, in->blocks, in->nblocks));
+    }
+    put_extras(S, o, &in->extras);
+    return o;
+}
+
+static json_t *save_blocks(saver *S, bir_block *const *blocks, uint32_t n)
+{
+    json_t *a = json_array();
+    for (uint32_t i = 0; i < n; i++) {
+        const bir_block *b = blocks[i];
+        json_t *o = json_object();
+        if (!o) {
+            S->failed = true;
+            continue;
+        }
+        put(S, o, "name", json_string(b->name));
+        json_t *insts = json_array();
+        for (uint32_t k = 0; k < b->ninsts; k++) append(S, insts, save_inst(S, b->insts[k]));
+        put(S, o, "instructions", insts);
+        put_extras(S, o, &b->extras);
+        append(S, a, o);
+    }
+    return a;
+}
+
+static json_t *save_module(saver *S, const bir_module *m)
+{
+    json_t *root = json_object();
+    if (!root) return S->failed = true, NULL;
+    put(S, root, "version", json_integer(m->version));
+    if (m->arch) put(S, root, "arch", json_string(m->arch));
+    if (m->has_target) {
+        const sba_target *t = &m->target;
+        put(S, root, "target",
+            json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I}", "name", t->name, "partitions",
+                      (json_int_t)t->partitions, "sbuf_bytes_per_partition", (json_int_t)t->sbuf_bytes,
+                      "sbuf_alignment", (json_int_t)t->sbuf_align, "psum_banks", (json_int_t)t->psum_banks,
+                      "psum_bank_bytes", (json_int_t)t->psum_bank_bytes, "psum_alignment",
+                      (json_int_t)t->psum_align));
+    }
+    json_t *fns = json_array();
+    for (uint32_t i = 0; i < m->nfns; i++) {
+        const bir_function *fn = m->fns[i];
+        json_t *o = json_object();
+        if (!o) {
+            S->failed = true;
+            continue;
+        }
+        put(S, o, "name", json_string(fn->name));
+        json_t *sets = json_array();
+        for (uint32_t k = 0; k < fn->nsets; k++) append(S, sets, save_set(S, fn->sets[k]));
+        put(S, o, "allocations", sets);
+        put(S, o, "blocks", save_blocks(S, fn->blocks, fn->nblocks));
+        put_extras(S, o, &fn->extras);
+        append(S, fns, o);
+    }
+    put(S, root, "functions", fns);
+    put_extras(S, root, &m->extras);
+    return root;
+}
+
+static sba_status check_model(const bir_module *m, sba_error *err)
+{
+    /* pack_id_hint is PSUM only, on save as on load (the seed's toJson assert). */
+    for (uint32_t f = 0; f < m->nfns; f++)
+        for (uint32_t s = 0; s < m->fns[f]->nsets; s++) {
+            const bir_set *set = m->fns[f]->sets[s];
+            for (uint32_t l = 0; l < set->nlocs; l++)
+                if (set->locs[l]->pack_id_hint != -1 && set->locs[l]->type != BIR_MEM_PSUM)
+                    return sba_err(err, SBA_ERR_MODEL, "%s: PackIdHint only applies to PSUM.",
+                                   set->locs[l]->name);
+        }
+    return SBA_OK;
+}
+
+sba_status bir_save_buffer(const bir_module *m, char **out, size_t *len, sba_error *err)
+{
+    *out = NULL;
+    *len = 0;
+    sba_status st = check_model(m, err);
+    if (st != SBA_OK) return st;
+    saver S = {0};
+    json_t *root = save_module(&S, m);
+    char *text = (!S.failed && root) ? json_dumps(root, JSON_INDENT(2)) : NULL;
+    json_decref(root);
+    if (!text) return sba_err(err, SBA_ERR_NOMEM, "out of memory while writing JSON");
+    size_t n = strlen(text);
+    /* Hand the text over in the module's allocator, with a final newline. */
+    char *buf = sba_malloc(m->arena->a, n + 2);
+    if (!buf) {
+        free(text);
+        return sba_err(err, SBA_ERR_NOMEM, "out of memory while writing JSON");
+    }
+    memcpy(buf, text, n);
+    buf[n] = '\n';
+    buf[n + 1] = '\0';
+    free(text);
+    *out = buf;
+    *len = n + 1;
+    return SBA_OK;
+}
+
+void bir_free_text(const bir_module *m, char *text) { sba_free(m->arena->a, text); }
+
+sba_status bir_save_file(const bir_module *m, const char *path, sba_error *err)
+{
+    char *text;
+    size_t len;
+    sba_status st = bir_save_buffer(m, &text, &len, err);
+    if (st != SBA_OK) return st;
+    bool to_stdout = strcmp(path, "-") == 0;
+    FILE *f = to_stdout ? stdout : fopen(path, "wb");
+    if (!f) {
+        bir_free_text(m, text);
+        return sba_err(err, SBA_ERR_IO, "cannot open %s for writing", path);
+    }
+    bool ok = fwrite(text, 1, len, f) == len;
+    ok = (to_stdout ? fflush(f) == 0 : fclose(f) == 0) && ok;
+    bir_free_text(m, text);
+    return ok ? SBA_OK : sba_err(err, SBA_ERR_IO, "write error on %s", path);
+}
