@@ -60,13 +60,14 @@ void sba_arena_free(sba_arena *ar)
 
 void *sba_arena_alloc(sba_arena *ar, size_t size)
 {
+    /* Refuse before rounding: rounding SIZE_MAX up would wrap to a tiny block. */
+    if (size > SIZE_MAX / 2 - CHUNK_HEADER) {
+        ar->failed = true;
+        return NULL;
+    }
     size = (size + 15) & ~(size_t)15;
     if (size == 0) size = 16;
     if ((size_t)(ar->end - ar->cur) < size) {
-        if (size > SIZE_MAX / 2 - CHUNK_HEADER) {
-            ar->failed = true;
-            return NULL;
-        }
         /* Chunks grow with the arena so that the chunk count stays logarithmic. */
         size_t want = ar->bytes / 2;
         if (want < CHUNK_MIN) want = CHUNK_MIN;

@@ -6,6 +6,12 @@
 bool sba_bitset_init(sba_bitset *b, sba_arena *ar, uint64_t nbits)
 {
     b->nbits = nbits;
+    /* The word count below would wrap for the largest sizes. */
+    if (nbits > UINT64_MAX - 128) {
+        b->w = NULL;
+        ar->failed = true;
+        return false;
+    }
     b->w = sba_arena_array(ar, (size_t)((nbits + 63) / 64 + 1), sizeof *b->w);
     return b->w != NULL;
 }
