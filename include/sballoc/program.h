@@ -68,7 +68,8 @@ typedef struct bir_footprint {
     int64_t part_lo, part_hi;   /* partitions [lo, hi) */
     int64_t byte_lo, byte_hi;   /* bytes per partition within a block [lo, hi) */
     uint32_t blocks;            /* bir_block_access */
-    int64_t block, block_hi;    /* first and last block touched (inclusive) */
+    int64_t block, block_hi;    /* CONST, ALL: lowest and highest block touched (inclusive);
+                                   AXIS: the block of the first and of the last iteration */
     const bir_inst *block_loop; /* BIR_BLOCKS_AXIS: the loop whose axis selects the block */
     int64_t block_coeff;        /* BIR_BLOCKS_AXIS: blocks advanced per iteration */
     uint32_t base_mask;         /* allowed base partitions of the tensor, bit b/32 for b in {0,32,64,96} */
@@ -82,7 +83,7 @@ sba_status bir_operand_footprint(const bir_inst *in, const bir_operand *op, bir_
 
 /* Start partitions allowed for a tile of `p` partitions (the hardware rule):
  * p > 64 -> {0}; 32 < p <= 64 -> {0, 64}; p <= 32 -> {0, 32, 64, 96}. As a mask
- * with bit i standing for partition 32*i. */
+ * with bit i standing for partition 32*i; 0 (no start) when p < 1 or p > 128. */
 uint32_t bir_start_partition_mask(int64_t p);
 
 /* ---- validation --------------------------------------------------------- */
@@ -92,6 +93,13 @@ uint32_t bir_start_partition_mask(int64_t p);
  * write can reach ("memlocs were undefined at use point"). */
 sba_status bir_validate_function(const bir_function *fn, const sba_target *t, sba_error *err);
 sba_status bir_validate_module(const bir_module *m, sba_error *err);
+
+/* Writes the JSON path of instruction `in` of fn, or of its operand `op` when
+ * op is not NULL, e.g. functions[0].blocks[0].instructions[3].ins[1], into
+ * buf (size bytes, truncated to fit) and returns buf: "" when `in` is not in
+ * fn's body. Errors of the footprint and of validation carry this path. */
+const char *bir_inst_path(const bir_function *fn, const bir_inst *in, const bir_operand *op,
+                          char *buf, size_t size);
 
 #ifdef __cplusplus
 }
