@@ -189,6 +189,9 @@ typedef uint64_t bir_alias_ptr;
 
 enum { BIR_ALIAS_MAY = 1, BIR_ALIAS_MUST = 3, BIR_ALIAS_KIND_BITS = 3 };
 
+/* alloc_flags: placements the spill code made, whose ranges are already minimal. */
+enum { BIR_LOC_RELOAD_TEMP = 1u << 0, BIR_LOC_SPILLED_DEF = 1u << 1, BIR_LOC_SPILL_HOME = 1u << 2 };
+
 /* Unknown / absent values of optional placement fields. */
 #define BIR_NO_ADDR (-1)
 #define BIR_NO_BASE (-1)
@@ -226,6 +229,8 @@ struct bir_location {
     int64_t live_n;          /* physical blocks; 0 when not recorded */
     bir_alias_ptr *alias;    /* sorted by the peer's unique_id */
     uint32_t nalias, capalias;
+    uint32_t node;           /* scratch: the allocator's node id during a pass */
+    uint32_t alloc_flags;    /* allocator-owned: BIR_LOC_* below; not saved */
     bir_extras extras;
 };
 
@@ -417,6 +422,21 @@ bir_location *bir_location_must_alias(const bir_location *loc);
 bir_block *bir_block_add(bir_function *fn, bir_inst *loop, const char *name, sba_error *err);
 bir_inst *bir_inst_add(bir_function *fn, bir_block *block, const char *name,
                        uint32_t opcode, sba_error *err);
+
+/* A new instruction of fn that no block holds yet (its name is taken). Place
+ * it with bir_block_set_insts, then call bir_function_reindex. */
+bir_inst *bir_inst_new(bir_function *fn, const char *name, uint32_t opcode, sba_error *err);
+/* Replaces the instruction list of a block (copied into the module's arena);
+ * each instruction's parent becomes the block. */
+sba_status bir_block_set_insts(bir_function *fn, bir_block *b, bir_inst *const *insts, uint32_t n,
+                               sba_error *err);
+/* Rebuilds fn->insts in program order and renumbers inst->index. */
+sba_status bir_function_reindex(bir_function *fn, sba_error *err);
+/* A name not yet used by an instruction of fn: `base`, else base.1, base.2, ...
+ * Copied into the module's arena; NULL when out of memory. */
+const char *bir_function_fresh_inst_name(bir_function *fn, const char *base);
+/* A location name not yet used in set: `base`, else base.1, base.2, ... */
+const char *bir_set_fresh_location_name(bir_set *set, const char *base);
 
 /* Records every operand's access in the reader and writer lists of its set and
  * location: outs are writes, ins are reads. Clears earlier lists first. */

@@ -312,8 +312,7 @@ bir_block *bir_block_add(bir_function *fn, bir_inst *loop, const char *name, sba
     return b;
 }
 
-bir_inst *bir_inst_add(bir_function *fn, bir_block *block, const char *name, uint32_t opcode,
-                       sba_error *err)
+bir_inst *bir_inst_new(bir_function *fn, const char *name, uint32_t opcode, sba_error *err)
 {
     sba_arena *ar = fn_arena(fn);
     if (sba_strmap_get(fn->inst_by_name, name))
@@ -321,13 +320,23 @@ bir_inst *bir_inst_add(bir_function *fn, bir_block *block, const char *name, uin
                        name, fn->name), NULL;
     bir_inst *in = sba_arena_zalloc(ar, sizeof *in);
     if (!in || !(in->name = sba_arena_strdup(ar, name)) ||
-        !sba_arena_grow(ar, (void **)&block->insts, &block->capinsts, block->ninsts + 1,
-                        sizeof *block->insts) ||
-        !sba_arena_grow(ar, (void **)&fn->insts, &fn->capinsts, fn->ninsts + 1, sizeof *fn->insts) ||
         sba_strmap_put(fn->inst_by_name, in->name, in, NULL) < 0)
         return nomem(err), NULL;
     in->opcode = opcode;
     in->opcode_name = bir_opcode_name(opcode);
+    return in;
+}
+
+bir_inst *bir_inst_add(bir_function *fn, bir_block *block, const char *name, uint32_t opcode,
+                       sba_error *err)
+{
+    sba_arena *ar = fn_arena(fn);
+    bir_inst *in = bir_inst_new(fn, name, opcode, err);
+    if (!in) return NULL;
+    if (!sba_arena_grow(ar, (void **)&block->insts, &block->capinsts, block->ninsts + 1,
+                        sizeof *block->insts) ||
+        !sba_arena_grow(ar, (void **)&fn->insts, &fn->capinsts, fn->ninsts + 1, sizeof *fn->insts))
+        return nomem(err), NULL;
     in->parent = block;
     in->index = fn->ninsts;
     block->insts[block->ninsts++] = in;

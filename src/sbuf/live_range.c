@@ -1,0 +1,213 @@
+/* live_range and create_eintervals: the 2-D-plus-time live model.
+ *
+ * Time: a node is live from its first def to its last use, in program points,
+ * extended across loops as the seed's _with_loop pass does: with c the common
+ * prefix of the def's and the use's loop nests, a def nested deeper than c
+ * moves to the header of the loop at depth c, a use nested deeper moves to
+ * that loop's end (the back edge). A value carried around a back edge — in
+ * some loop, the node's first access is a read and the loop also writes it —
+ * is live across that whole loop. An input is defined at entry; an output
+ * (pre-placed) stays live to the end of the function.
+ *
+ * Space: the partition span is the tensor's P; the byte span is liveN ×
+ * bytesPerBlock, where liveN = NBlocks / shrink. The shrink factor is the trip
+ * count of the loop L when every access selects its block by L's axis (same
+ * first block and step), the node is not carried around L, and no plain read
+ * (a constant block or all blocks) is present; NBlocks must be a multiple of it.
+ * A footprint beyond the partition budget is an error: "<name> is too big for
+ * SB, requires <N> bytes with SB size <M>".
+ *
+ * create_eintervals folds the result into one eInterval{start, end, block} per
+ * node and live block.
+ *
+ * Requires: find_first_defs, find_last_uses. Produces: start, end, live_n,
+ * bytes, loop_carried; c->eint. Complexity: O(Σ accesses × loop depth). */
+#include <assert.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "sbuf/sbuf.h"
+
+/* Per-loop record of one node's accesses, stamped to avoid clearing. */
+typedef struct loop_rec {
+    uint32_t stamp;
+    uint32_t first;
+    bool first_read;
+    bool has_write;
+} loop_rec;
+
+typedef struct live_state {
+    loop_rec *rec; /* by Loop instruction index */
+    uint32_t stamp;
+} live_state;
+
+/* The seed's setLiveN: NBlocks / shrink, which must divide. */
+static int64_t live_n_of(int64_t nblocks, int64_t shrink)
+{
+    assert(nblocks % shrink == 0 && "number of blocks is not a multiple of shrink factor");
+    return nblocks / shrink;
+}
+
+static uint32_t header_point(const sb_ctx *c, const bir_inst *loop) { return c->lin.point_of[loop->index]; }
+static uint32_t end_point(const sb_ctx *c, const bir_inst *loop) { return c->lin.end_of[loop->index]; }
+
+static void note_access(sb_ctx *c, live_state *ls, const bir_inst *in, bool write)
+{
+    uint32_t p = c->lin.point_of[in->index], d = c->lin.depth[in->index];
+    for (uint32_t k = 0; k < d; k++) {
+        loop_rec *r = &ls->rec[c->lin.nest[in->index][k]->index];
+        if (r->stamp != ls->stamp) {
+            *r = (loop_rec){ls->stamp, p, !write, write};
+            continue;
+        }
+        if (p < r->first || (p == r->first && !write)) {
+            r->first = p;
+            r->first_read = !write;
+        }
+        r->has_write |= write;
+    }
+}
+
+/* Extends [start, end] over every loop the node is carried around. */
+static void extend_carried(sb_ctx *c, live_state *ls, sb_node *nd, const bir_inst *in)
+{
+    uint32_t d = c->lin.depth[in->index];
+    for (uint32_t k = 0; k < d; k++) {
+        const bir_inst *loop = c->lin.nest[in->index][k];
+        const loop_rec *r = &ls->rec[loop->index];
+        if (r->stamp == ls->stamp && r->first_read && r->has_write) {
+            nd->loop_carried = true;
+            if (header_point(c, loop) < nd->start) nd->start = header_point(c, loop);
+            if (end_point(c, loop) > nd->end) nd->end = end_point(c, loop);
+        }
+    }
+}
+
+/* The def/use anchors with the common-nest extension. */
+static void anchor_interval(sb_ctx *c, sb_node *nd)
+{
+    const bir_inst *d = nd->first_def, *u = nd->last_use;
+    uint32_t du = c->lin.depth[u->index];
+    if (nd->entry_def || !d) {
+        nd->start = 0;
+        nd->end = du ? end_point(c, c->lin.nest[u->index][0]) : c->lin.point_of[u->index];
+        return;
+    }
+    uint32_t dd = c->lin.depth[d->index], common = 0;
+    while (common < dd && common < du && c->lin.nest[d->index][common] == c->lin.nest[u->index][common])
+        common++;
+    nd->start = dd > common ? header_point(c, c->lin.nest[d->index][common]) : c->lin.point_of[d->index];
+    nd->end = du > common ? end_point(c, c->lin.nest[u->index][common]) : c->lin.point_of[u->index];
+    if (nd->end < nd->start) nd->end = nd->start;
+}
+
+typedef struct shrink_state {
+    bool ok, any;
+    const bir_inst *loop;
+    int64_t coeff, first;
+} shrink_state;
+
+static sba_status note_shrink(sb_ctx *c, shrink_state *s, const bir_inst *in, const bir_operand *op)
+{
+    bir_footprint fp;
+    if (bir_operand_footprint(in, op, &fp, c->err) != SBA_OK) return c->err->code;
+    if (fp.blocks != BIR_BLOCKS_AXIS || fp.block_coeff < 1) {
+        s->ok = false; /* a plain read or write disables the shrink path */
+        return SBA_OK;
+    }
+    if (!s->any) {
+        *s = (shrink_state){true, true, fp.block_loop, fp.block_coeff, fp.block};
+    } else if (fp.block_loop != s->loop || fp.block_coeff != s->coeff || fp.block != s->first) {
+        s->ok = false;
+    }
+    return SBA_OK;
+}
+
+static sba_status node_live_range(sb_ctx *c, live_state *ls, uint32_t r)
+{
+    sb_node *nd = &c->info[r];
+    anchor_interval(c, nd);
+    ls->stamp++;
+    shrink_state sh = {true, false, NULL, 0, 0};
+    for (uint32_t m = r; m != SB_NO_NODE; m = c->info[m].next_member) {
+        const bir_storage *s = &c->info[m].loc->storage;
+        for (uint32_t k = 0; k < s->nreaders; k++) {
+            note_access(c, ls, s->readers[k].inst, false);
+            sba_status st = note_shrink(c, &sh, s->readers[k].inst, &s->readers[k].inst->ins[s->readers[k].operand]);
+            if (st != SBA_OK) return st;
+        }
+        for (uint32_t k = 0; k < s->nwriters; k++) {
+            note_access(c, ls, s->writers[k].inst, true);
+            sba_status st = note_shrink(c, &sh, s->writers[k].inst, &s->writers[k].inst->outs[s->writers[k].operand]);
+            if (st != SBA_OK) return st;
+        }
+    }
+    nd->loop_carried = false;
+    for (uint32_t m = r; m != SB_NO_NODE; m = c->info[m].next_member) {
+        const bir_storage *s = &c->info[m].loc->storage;
+        for (uint32_t k = 0; k < s->nreaders; k++) extend_carried(c, ls, nd, s->readers[k].inst);
+        for (uint32_t k = 0; k < s->nwriters; k++) extend_carried(c, ls, nd, s->writers[k].inst);
+    }
+    if (nd->output) nd->end = c->lin.npoints ? c->lin.npoints - 1 : 0;
+    if (!nd->precoloured) {
+        nd->live_n = nd->nblocks;
+        if (sh.ok && sh.any && nd->nblocks > 1) {
+            const loop_rec *lr = &ls->rec[sh.loop->index];
+            int64_t trips = bir_loop_trip_count(sh.loop);
+            bool carried = lr->stamp == ls->stamp && lr->first_read;
+            if (!carried && trips > 1 && nd->nblocks % trips == 0) nd->live_n = live_n_of(nd->nblocks, trips);
+        }
+    }
+    int64_t raw = nd->live_n * nd->bytes_per_block, align = c->t->sbuf_align;
+    nd->bytes = (raw + align - 1) / align * align;
+    if (nd->precoloured) {
+        if (nd->addr + raw > c->t->sbuf_bytes)
+            return sba_err(c->err, SBA_ERR_MODEL, "pre-placed %s ends at byte %lld, beyond the SB size %lld",
+                           nd->loc->name, (long long)(nd->addr + raw), (long long)c->t->sbuf_bytes);
+    } else if (nd->bytes > c->t->sbuf_bytes) {
+        return sba_err(c->err, SBA_ERR_ALLOC, "%s is too big for SB, requires %lld bytes with SB size %lld",
+                       nd->loc->name, (long long)raw, (long long)c->t->sbuf_bytes);
+    }
+    return SBA_OK;
+}
+
+sba_status live_range(sb_ctx *c)
+{
+    live_state ls = {sba_arena_array(&c->ar, (size_t)c->fn->ninsts + 1, sizeof *ls.rec), 0};
+    if (!ls.rec) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory");
+    for (uint32_t r = 0; r < c->n; r++) {
+        if (c->info[r].rep != r) continue;
+        sba_status st = node_live_range(c, &ls, r);
+        if (st != SBA_OK) return st;
+    }
+    /* Members share their representative's interval and footprint. */
+    for (uint32_t i = 0; i < c->n; i++) {
+        sb_node *nd = &c->info[i];
+        if (nd->rep == i) continue;
+        const sb_node *r = &c->info[nd->rep];
+        nd->start = r->start;
+        nd->end = r->end;
+        nd->live_n = r->live_n;
+        nd->bytes = r->bytes;
+    }
+    return SBA_OK;
+}
+
+sba_status create_eintervals(sb_ctx *c)
+{
+    uint64_t total = 0;
+    for (uint32_t r = 0; r < c->n; r++)
+        if (c->info[r].rep == r) total += (uint64_t)c->info[r].live_n;
+    c->neint = total;
+    if (!sb_dumping(c, SBA_DUMP_LIVE)) return SBA_OK;
+    for (uint32_t r = 0; r < c->n; r++) {
+        const sb_node *nd = &c->info[r];
+        if (nd->rep != r) continue;
+        sb_log(c, "live %s: [%u, %u] x %lld block%s x %lld bytes%s%s", nd->loc->name, nd->start, nd->end,
+               (long long)nd->live_n, nd->live_n == 1 ? "" : "s", (long long)nd->bytes_per_block,
+               nd->loop_carried ? " (loop-carried)" : "", nd->precoloured ? " (precoloured)" : "");
+        for (int64_t b = 0; b < nd->live_n && b < 64; b++)
+            sb_log(c, "  eInterval{start=%u, end=%u, block=%lld}", nd->start, nd->end, (long long)b);
+    }
+    return SBA_OK;
+}

@@ -1,0 +1,200 @@
+/* find_partners: conservative coalescing before the graph is built.
+ *
+ * Two placements become partners — one node, one storage region — when an
+ * elementwise instruction (TensorCopy, TensorTensor, TensorScalar, Activation)
+ * reads one (a) and writes the other (b) through identical access patterns,
+ * a dies there and b is born there, and both live in the instruction's own
+ * loop nest without being carried around a back edge. That covers the copy
+ * whose source dies at the copy (the copy becomes a no-op) and the chain
+ * acc1 = acc0 ⊕ x (an in-place accumulation). Members thus never hold two
+ * different live values at once, and an instruction contributes at most one
+ * pair, so two operands read together are never partners.
+ *
+ * Members are compared by partition offset from the group base (tp >= base,
+ * as the seed asserts); the transitive expansion is a union-find; the Briggs
+ * conservative gate refuses a group whose bytes per partition exceed the SB
+ * capacity: the log says "accumulation group is too large for SB" and partners
+ * are disabled for the function.
+ *
+ * Requires: renumber_locations, a linearization, def-use lists. Produces:
+ * node.rep and member chains. Complexity: O(A + n α(n)). */
+#include <assert.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "sbuf/sbuf.h"
+
+static uint32_t find(sb_node *info, uint32_t i)
+{
+    while (info[i].rep != i) {
+        info[i].rep = info[info[i].rep].rep;
+        i = info[i].rep;
+    }
+    return i;
+}
+
+static bool same_ap(const bir_operand *x, const bir_operand *y)
+{
+    if (x->offset != y->offset || x->ndims != y->ndims || x->nterms != y->nterms) return false;
+    if (bir_dtype_size(x->dtype) != bir_dtype_size(y->dtype)) return false;
+    if (memcmp(x->ap, y->ap, x->ndims * sizeof *x->ap) != 0) return false;
+    for (uint32_t i = 0; i < x->nterms; i++)
+        if (x->terms[i].loop != y->terms[i].loop || x->terms[i].coeff != y->terms[i].coeff) return false;
+    return true;
+}
+
+static bool same_nest(const sb_ctx *c, const bir_inst *x, const bir_inst *y)
+{
+    uint32_t d = c->lin.depth[x->index];
+    if (d != c->lin.depth[y->index]) return false;
+    return d == 0 || c->lin.nest[x->index][d - 1] == c->lin.nest[y->index][d - 1];
+}
+
+/* Every access of loc is in in's loop nest and on the right side of point p:
+ * before or at it (a dies at p, its first access a write) or at or after it
+ * (b is born at p by a write). */
+static bool confined(const sb_ctx *c, const bir_location *loc, const bir_inst *in, bool dies)
+{
+    uint32_t p = c->lin.point_of[in->index], first = UINT32_MAX, last = 0;
+    bool first_is_write = false;
+    for (int w = 0; w < 2; w++) {
+        const bir_access *acc = w ? loc->storage.writers : loc->storage.readers;
+        uint32_t n = w ? loc->storage.nwriters : loc->storage.nreaders;
+        for (uint32_t k = 0; k < n; k++) {
+            const bir_inst *x = acc[k].inst;
+            uint32_t q = c->lin.point_of[x->index];
+            if (!same_nest(c, x, in)) return false;
+            if (q < first || (q == first && !w)) {
+                first = q;
+                first_is_write = w;
+            }
+            if (q > last) last = q;
+        }
+    }
+    if (dies) return last == p && first_is_write;
+    return first == p && first_is_write;
+}
+
+static bool elementwise(uint32_t op)
+{
+    return op == BIR_OP_TENSOR_COPY || op == BIR_OP_TENSOR_TENSOR || op == BIR_OP_TENSOR_SCALAR ||
+           op == BIR_OP_ACTIVATION;
+}
+
+static bool colorable_node(const sb_node *nd)
+{
+    return !nd->precoloured && !nd->output && !nd->unspillable;
+}
+
+/* The partition offset of a member's access from the group base. */
+static int64_t partition_offset(int64_t tp, int64_t base)
+{
+    assert(tp >= base && "tp >= base");
+    return tp - base;
+}
+
+static void pair_for(sb_ctx *c, bir_inst *in)
+{
+    if (!elementwise(in->opcode) || in->nouts != 1) return;
+    const bir_operand *out = &in->outs[0];
+    if (!out->loc || out->loc->type != BIR_MEM_SB || out->loc->node == SB_NO_NODE) return;
+    uint32_t b = out->loc->node;
+    if (!colorable_node(&c->info[b])) return;
+    for (uint32_t k = 0; k < in->nins; k++)
+        if (in->ins[k].loc == out->loc) return;
+    for (uint32_t k = 0; k < in->nins; k++) {
+        const bir_operand *op = &in->ins[k];
+        if (!op->loc || op->loc->type != BIR_MEM_SB || op->loc->node == SB_NO_NODE) continue;
+        uint32_t a = op->loc->node;
+        const sb_node *na = &c->info[a], *nb = &c->info[b];
+        if (!colorable_node(na) || na->partitions != nb->partitions || na->nblocks != nb->nblocks ||
+            na->bytes_per_block != nb->bytes_per_block || !same_ap(op, out))
+            continue;
+        /* a must not be read again by this instruction through another pattern. */
+        bool other = false;
+        for (uint32_t j = 0; j < in->nins; j++)
+            other |= j != k && in->ins[j].loc == op->loc && !same_ap(&in->ins[j], op);
+        if (other || !confined(c, op->loc, in, true) || !confined(c, out->loc, in, false)) continue;
+        uint32_t ra = find(c->info, a), rb = find(c->info, b);
+        if (ra == rb) continue;
+        uint32_t mask = c->info[ra].base_mask & c->info[rb].base_mask;
+        if (sb_height_for_mask(nb->partitions, mask) == SB_HEIGHTS) continue;
+        bir_footprint fa, fb;
+        if (bir_operand_footprint(in, op, &fa, c->err) != SBA_OK ||
+            bir_operand_footprint(in, out, &fb, c->err) != SBA_OK)
+            return;
+        int64_t base = fa.part_lo < fb.part_lo ? fa.part_lo : fb.part_lo;
+        if (partition_offset(fa.part_lo, base) != partition_offset(fb.part_lo, base)) continue;
+        uint32_t lo = ra < rb ? ra : rb, hi = ra < rb ? rb : ra;
+        c->info[hi].rep = lo;
+        c->info[lo].base_mask = mask;
+        return; /* one pair per instruction */
+    }
+}
+
+sba_status find_partners(sb_ctx *c)
+{
+    sb_log(c, "find partners");
+    uint32_t groups = 0, members = 0;
+    if (c->partners_enabled) {
+        for (uint32_t i = 0; i < c->fn->ninsts; i++) pair_for(c, c->fn->insts[i]);
+        if (c->err->code != SBA_OK) return c->err->code;
+    }
+    /* expand: every member points at its representative, chained from it. */
+    for (uint32_t i = 0; i < c->n; i++) c->info[i].rep = find(c->info, i);
+    for (uint32_t i = c->n; i-- > 0;) {
+        uint32_t r = c->info[i].rep;
+        if (r == i) continue;
+        c->info[i].next_member = c->info[r].next_member;
+        c->info[r].next_member = i;
+    }
+    int64_t cap = c->t->sbuf_bytes;
+    bool too_large = false;
+    for (uint32_t r = 0; r < c->n; r++) {
+        if (c->info[r].rep != r || c->info[r].next_member == SB_NO_NODE) continue;
+        groups++;
+        uint32_t count = 0, largest = r;
+        int64_t need = 0;
+        for (uint32_t m = r; m != SB_NO_NODE; m = c->info[m].next_member) {
+            const sb_node *nd = &c->info[m];
+            int64_t bytes = nd->nblocks * nd->bytes_per_block;
+            if (bytes > need) {
+                need = bytes;
+                largest = m;
+            }
+            count++;
+        }
+        members += count;
+        sb_log(c, "largest = %s", c->info[largest].loc->name);
+        sb_log(c, "tensors = %u", count);
+        sb_log(c, "requires %lld bytes/partition", (long long)need);
+        if (need > cap) too_large = true;
+    }
+    sb_log(c, "found %u accumulation groups", groups);
+    if (too_large) {
+        /* The Briggs-conservative gate: fall back to the uncoalesced graph. */
+        sb_log(c, "accumulation group is too large for SB");
+        c->partners_enabled = false;
+        for (uint32_t i = 0; i < c->n; i++) {
+            c->info[i].rep = i;
+            c->info[i].next_member = SB_NO_NODE;
+            c->info[i].base_mask = c->info[i].own_mask;
+        }
+        groups = members = 0;
+        if (c->rep) c->rep->partners_disabled = true;
+    } else {
+        sb_log(c, "expanding partners");
+    }
+    for (uint32_t r = 0; r < c->n; r++) {
+        sb_node *nd = &c->info[r];
+        if (nd->rep == r && !nd->precoloured) {
+            nd->height = sb_height_for_mask(nd->partitions, nd->base_mask);
+            nd->band_width = sb_height_band_width(nd->height);
+        }
+    }
+    if (c->rep) {
+        c->rep->partner_groups = groups;
+        c->rep->partner_members = members;
+    }
+    return SBA_OK;
+}

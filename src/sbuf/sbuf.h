@@ -1,0 +1,158 @@
+/* The SBUF allocator's shared state: one context per function, one Info record
+ * per node, and the prototypes of every pass, grouped by file in pipeline order
+ * so that this header reads as the allocator's table of contents.
+ *
+ * A node is an SB placement (MemoryLocation of type SB) of a set that is not a
+ * function output, or a fixed rectangle (pre-placed or output) that constrains
+ * the others. Partners share one node: after find_partners every pass works on
+ * representatives (node.rep == id) only. */
+#ifndef SBA_SBUF_H
+#define SBA_SBUF_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "base/arena.h"
+#include "base/bitset.h"
+#include "sballoc/alloc.h"
+#include "sballoc/bir.h"
+#include "sballoc/program.h"
+
+enum { SB_HEIGHTS = 9, SB_NO_NODE = UINT32_MAX };
+
+/* How select chooses among free spots. */
+enum { SB_RULE_LOWEST = 0, SB_RULE_BEST_FIT = 1 };
+
+/* Info: one record per node. */
+typedef struct sb_node {
+    bir_location *loc;        /* the SB placement */
+    uint32_t rep;             /* partner representative (self when alone) */
+    uint32_t next_member;     /* next member of the partner group, SB_NO_NODE ends */
+    /* geometry */
+    int64_t partitions;       /* P */
+    int64_t nblocks;          /* logical blocks */
+    int64_t bytes_per_block;
+    int64_t live_n;           /* physical blocks (nblocks / shrink) */
+    int64_t bytes;            /* footprint: live_n × bytesPerBlock, aligned up */
+    uint32_t band_width;      /* 32, 64 or 128 */
+    uint32_t height;          /* class 0..8 */
+    uint32_t base_mask;       /* allowed base partitions, bit i = partition 32·i */
+    uint32_t own_mask;        /* base_mask before partners narrowed it */
+    /* fixed rectangles */
+    bool precoloured;
+    bool output;
+    /* anchors and liveness */
+    const bir_inst *first_def, *last_use;
+    bool entry_def;           /* defined at function entry (an input) */
+    uint32_t start, end;      /* live interval in program points, inclusive */
+    bool loop_carried;
+    /* spill facts */
+    bool unspillable;         /* a reload temporary or a spilled value's def copy */
+    bir_operand *load_src;    /* find_loads: the DRAM operand a plain load reads */
+    double cost;
+    /* graph */
+    uint32_t *adj;
+    uint32_t degree;
+    /* placement */
+    int32_t base;
+    int64_t addr;
+    bool placed;
+    bool spill;
+} sb_node;
+
+typedef struct sb_ctx {
+    bir_function *fn;
+    const sba_target *t;
+    const sba_alloc_options *o;
+    sba_function_report *rep;
+    sba_arena ar;             /* this iteration's pass data */
+    bir_linear lin;
+    sb_node *info;
+    uint32_t n;
+    bool partners_enabled;
+    uint32_t iteration;
+    /* build */
+    sba_bitset matrix;        /* triangular bit matrix, when n is small */
+    bool has_matrix;
+    uint64_t edges;
+    uint64_t neint;           /* eIntervals: one per node and live block */
+    int64_t (*gaps)[2];       /* select's scratch: neighbour byte ranges */
+    uint32_t capgaps;
+    uint32_t rule;            /* select's choice among free spots: SB_RULE_* */
+    int64_t lower_bound;      /* max over points of the per-quarter average demand */
+    int64_t band_lb[SBA_BANDS];
+    sba_error *err;
+} sb_ctx;
+
+/* ---- logging (allocate.c) ---------------------------------------------- */
+void sb_log(sb_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+bool sb_logging(const sb_ctx *c);
+bool sb_dumping(const sb_ctx *c, uint32_t what);
+
+/* ---- geometry.c: height classes, impact, possible_placements ----------- */
+/* Partition range [lo, hi) of band `k` (0-based) of height class h; count of bands. */
+uint32_t sb_height_bands(uint32_t h);
+uint32_t sb_height_band_start(uint32_t h, uint32_t k);
+uint32_t sb_height_band_width(uint32_t h);
+/* The class of a tensor of p partitions: 0 (any quarter), 5 (any half), 8 (full);
+ * with a fixed base, the smallest class whose band at that base holds it.
+ * Returns SB_HEIGHTS when no class holds it. */
+uint32_t sb_height_class(int64_t p, int32_t base);
+/* The class allowing exactly the bases in mask for p partitions; SB_HEIGHTS if none. */
+uint32_t sb_height_for_mask(int64_t p, uint32_t mask);
+uint32_t sb_vertical_impact(uint32_t hj, uint32_t hi);
+int64_t sb_units(const sb_ctx *c, int64_t bytes);
+int64_t impact(const sb_ctx *c, uint32_t i, uint32_t j);
+int64_t possible_placements(const sb_ctx *c, uint32_t i);
+
+/* ---- renumber.c -------------------------------------------------------- */
+sba_status renumber_locations(sb_ctx *c);
+
+/* ---- memloc_split.c ---------------------------------------------------- */
+sba_status memloc_split(sb_ctx *c);
+
+/* ---- partners.c -------------------------------------------------------- */
+sba_status find_partners(sb_ctx *c);
+
+/* ---- anchors.c: the def/use anchors and plain loads -------------------- */
+sba_status find_first_defs(sb_ctx *c);
+sba_status find_last_uses(sb_ctx *c);
+sba_status find_loads(sb_ctx *c);
+
+/* ---- live_range.c ------------------------------------------------------ */
+sba_status live_range(sb_ctx *c);
+sba_status create_eintervals(sb_ctx *c);
+
+/* ---- build.c ----------------------------------------------------------- */
+sba_status build(sb_ctx *c);
+/* The triangular bit index of the pair (lo, hi), lo < hi: lo + hi²/2. */
+uint64_t sb_bit_index(uint32_t a, uint32_t b);
+bool sb_interferes(const sb_ctx *c, uint32_t a, uint32_t b);
+
+/* ---- costs.c ----------------------------------------------------------- */
+/* getLatency: cycles to move `bytes` bytes per partition from src to dst memory. */
+double sb_latency(uint32_t src_type, uint32_t dst_type, int64_t bytes);
+sba_status find_costs(sb_ctx *c);
+
+/* ---- simplify.c -------------------------------------------------------- */
+/* Fills order[] with the colouring order (the stack popped last-in first). */
+sba_status simplify(sb_ctx *c, uint32_t *order, uint32_t *norder);
+
+/* ---- select.c ---------------------------------------------------------- */
+/* Places order[] in turn; returns the number of nodes that could not be placed. */
+uint32_t select_nodes(sb_ctx *c, const uint32_t *order, uint32_t norder);
+/* Places node i at the best free spot given the placed nodes; false if none. */
+bool select_node(sb_ctx *c, uint32_t i);
+/* The strategies that share select's placement code. */
+void order_best_fit(sb_ctx *c, uint32_t *order, uint32_t *norder);
+void order_greedy_size(sb_ctx *c, uint32_t *order, uint32_t *norder);
+
+/* ---- search.c: the exact packer ---------------------------------------- */
+/* Tries to place every node of order[] with a complete search; true when it did. */
+bool search_packing(sb_ctx *c, const uint32_t *order, uint32_t norder);
+
+/* ---- spill.c ----------------------------------------------------------- */
+sba_status insert_spill_code(sb_ctx *c);
+
+#endif

@@ -1,0 +1,159 @@
+/* select: geometric placement of each node at a real (base partition, address).
+ *
+ * For every band its height class allows (and its accesses permit), the node
+ * sits at the band's first partition; the byte ranges of the placed
+ * neighbours whose partitions meet that band are swept in address order, and
+ * the aligned gaps that hold the node are its free spots. Precoloured nodes
+ * are placed from the start, so they are obstacles like any other.
+ *
+ * The rule that chooses among free spots (documented in docs/passes.md):
+ *   lowest (colouring, greedy-size): the lowest address, then the lowest base —
+ *     it packs every band from the bottom, leaving the free space above in one
+ *     piece, where the largest later tensor fits best;
+ *   best-fit (the XLA heap simulator's rule): the smallest gap that holds the
+ *     node, then the lowest address and base.
+ * A node with no free spot is marked for spilling.
+ *
+ * Requires: build (adjacency), a colouring order. Produces: base, addr, placed
+ * or spill. Complexity: O(Σ_i deg(i) log deg(i) × bands(i)). */
+#include <stdlib.h>
+
+#include "base/error.h"
+#include "sbuf/sbuf.h"
+
+static int cmp_range(const void *a, const void *b)
+{
+    const int64_t *x = a, *y = b;
+    return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+static int64_t align_up(int64_t x, int64_t a) { return (x + a - 1) / a * a; }
+
+/* The best spot in one band: *addr and *gap, false when none. */
+static bool spot_in_band(sb_ctx *c, uint32_t i, int32_t base, int64_t *addr, int64_t *gap)
+{
+    const sb_node *nd = &c->info[i];
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < nd->degree; k++) {
+        const sb_node *nj = &c->info[nd->adj[k]];
+        if (!nj->placed) continue;
+        if (nj->base >= base + nd->partitions || base >= nj->base + nj->partitions) continue;
+        c->gaps[n][0] = nj->addr;
+        c->gaps[n][1] = nj->addr + nj->bytes;
+        n++;
+    }
+    qsort(c->gaps, n, sizeof *c->gaps, cmp_range);
+    int64_t a = c->t->sbuf_align, cap = c->t->sbuf_bytes, cur = 0;
+    bool found = false;
+    for (uint32_t k = 0; k <= n; k++) {
+        int64_t lo = align_up(cur, a), hi = k < n ? c->gaps[k][0] : cap;
+        if (hi - lo >= nd->bytes && lo + nd->bytes <= cap) {
+            int64_t g = k < n ? hi - lo : INT64_MAX;
+            if (!found || (c->rule == SB_RULE_BEST_FIT && g < *gap)) {
+                *addr = lo;
+                *gap = g;
+                found = true;
+                if (c->rule == SB_RULE_LOWEST) return true;
+            }
+        }
+        if (k < n && c->gaps[k][1] > cur) cur = c->gaps[k][1];
+    }
+    return found;
+}
+
+bool select_node(sb_ctx *c, uint32_t i)
+{
+    sb_node *nd = &c->info[i];
+    if (nd->degree > c->capgaps) {
+        c->gaps = sba_arena_array(&c->ar, nd->degree, sizeof *c->gaps);
+        if (!c->gaps) {
+            c->capgaps = 0;
+            return false;
+        }
+        c->capgaps = nd->degree;
+    }
+    bool found = false;
+    int64_t best_addr = 0, best_gap = 0;
+    int32_t best_base = 0;
+    for (uint32_t k = 0; k < sb_height_bands(nd->height); k++) {
+        int32_t base = (int32_t)sb_height_band_start(nd->height, k);
+        if (!(nd->base_mask & (1u << (base / 32))) || base + nd->partitions > c->t->partitions) continue;
+        int64_t addr, gap;
+        if (!spot_in_band(c, i, base, &addr, &gap)) continue;
+        bool better = !found || (c->rule == SB_RULE_BEST_FIT && gap != best_gap ? gap < best_gap
+                                                                                : addr < best_addr);
+        if (better) {
+            found = true;
+            best_addr = addr;
+            best_gap = gap;
+            best_base = base;
+        }
+    }
+    if (!found) return false;
+    nd->base = best_base;
+    nd->addr = best_addr;
+    nd->placed = true;
+    return true;
+}
+
+uint32_t select_nodes(sb_ctx *c, const uint32_t *order, uint32_t norder)
+{
+    uint32_t failed = 0;
+    for (uint32_t k = 0; k < norder; k++) {
+        sb_node *nd = &c->info[order[k]];
+        if (nd->placed) continue;
+        nd->spill = !select_node(c, order[k]);
+        failed += nd->spill;
+    }
+    sb_log(c, "select: %u placed, %u to spill", norder - failed, failed);
+    return failed;
+}
+
+/* Representatives to colour, in a strategy's order. */
+static uint32_t colourable(const sb_ctx *c, uint32_t *order)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < c->n; i++)
+        if (c->info[i].rep == i && !c->info[i].precoloured) order[n++] = i;
+    return n;
+}
+
+/* Decreasing size, then longer life, then id: keys sorted alone, so that the
+ * comparison needs no context (the library keeps no mutable statics). */
+typedef struct size_key {
+    int64_t bytes;
+    uint32_t life, id;
+} size_key;
+
+static int cmp_size(const void *a, const void *b)
+{
+    const size_key *x = a, *y = b;
+    if (x->bytes != y->bytes) return x->bytes > y->bytes ? -1 : 1;
+    if (x->life != y->life) return x->life > y->life ? -1 : 1;
+    return x->id < y->id ? -1 : 1;
+}
+
+static void order_by_size(sb_ctx *c, uint32_t *order, uint32_t *norder)
+{
+    *norder = colourable(c, order);
+    size_key *keys = sba_arena_array(&c->ar, (size_t)*norder + 1, sizeof *keys);
+    if (!keys) return; /* the arena's failure flag is checked by the driver */
+    for (uint32_t k = 0; k < *norder; k++) {
+        const sb_node *nd = &c->info[order[k]];
+        keys[k] = (size_key){nd->bytes, nd->end - nd->start, order[k]};
+    }
+    qsort(keys, *norder, sizeof *keys, cmp_size);
+    for (uint32_t k = 0; k < *norder; k++) order[k] = keys[k].id;
+}
+
+void order_best_fit(sb_ctx *c, uint32_t *order, uint32_t *norder)
+{
+    order_by_size(c, order, norder);
+    c->rule = SB_RULE_BEST_FIT;
+}
+
+void order_greedy_size(sb_ctx *c, uint32_t *order, uint32_t *norder)
+{
+    order_by_size(c, order, norder);
+    c->rule = SB_RULE_LOWEST;
+}

@@ -1,0 +1,130 @@
+/* sballoc analyze / sballoc alloc: the SBUF allocator from the command line. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "sballoc/alloc.h"
+
+static void print_line(void *ud, const char *line)
+{
+    fprintf((FILE *)ud, "%s\n", line);
+}
+
+static bool parse_dump(const char *list, uint32_t *out)
+{
+    static const struct {
+        const char *name;
+        uint32_t flag;
+    } names[] = {{"nodes", SBA_DUMP_NODES}, {"live", SBA_DUMP_LIVE}, {"igraph", SBA_DUMP_IGRAPH},
+                 {"pressure", SBA_DUMP_PRESSURE}, {"spill", SBA_DUMP_SPILL}};
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", list);
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        bool ok = false;
+        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+            if (!strcmp(tok, names[i].name)) *out |= names[i].flag, ok = true;
+        if (!ok) return false;
+    }
+    return true;
+}
+
+static void print_report(FILE *f, const sba_alloc_report *r, bool analyze)
+{
+    for (uint32_t i = 0; i < r->nfns; i++) {
+        const sba_function_report *fr = &r->fns[i];
+        fprintf(f, "function %s\n", fr->name);
+        fprintf(f, "  nodes %u (precoloured %u), edges %llu, program points %u\n", fr->nodes, fr->precoloured,
+                (unsigned long long)fr->edges, fr->points);
+        fprintf(f, "  split clones %u, partner groups %u (%u tensors)%s\n", fr->split_clones, fr->partner_groups,
+                fr->partner_members, fr->partners_disabled ? ", partners disabled" : "");
+        fprintf(f, "  SB pressure %lld bytes/partition, lower bound %lld of %lld\n", (long long)fr->peak_pressure,
+                (long long)fr->lower_bound_total, (long long)fr->capacity);
+        fprintf(f, "  per band  lower bound:");
+        for (int q = 0; q < SBA_BANDS; q++) fprintf(f, " %lld", (long long)fr->lower_bound[q]);
+        fprintf(f, "\n");
+        if (!analyze) {
+            fprintf(f, "  per band  high-water: ");
+            for (int q = 0; q < SBA_BANDS; q++) fprintf(f, " %lld", (long long)fr->high_water[q]);
+            fprintf(f, "\n  fixpoint iterations %u, spilled %u (%llu bytes/partition), stores %u, reloads %u, "
+                       "remats %u\n",
+                    fr->iterations, fr->spilled, (unsigned long long)fr->spilled_bytes, fr->stores, fr->reloads,
+                    fr->remats);
+        }
+        fprintf(f, "  time:");
+        for (int p = 0; p < SBA_PHASE_COUNT; p++)
+            if (fr->seconds[p] > 0) fprintf(f, " %s %.3f ms", sba_phase_name(p), fr->seconds[p] * 1e3);
+        fprintf(f, "\n");
+    }
+}
+
+typedef struct alloc_args {
+    const char *in, *out;
+    const char *target;
+    bool log, report, no_verify;
+    uint32_t dump, strategy;
+} alloc_args;
+
+static int parse(const char *cmd, int argc, char **argv, alloc_args *a)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i];
+        if (!strcmp(s, "-o") || !strcmp(s, "--target") || !strcmp(s, "--strategy")) {
+            if (i + 1 == argc) return cli_usage_error(cmd, "%s needs a value", s);
+            const char *v = argv[++i];
+            if (!strcmp(s, "-o")) a->out = v;
+            else if (!strcmp(s, "--target")) a->target = v;
+            else if (!sba_strategy_parse(v, &a->strategy))
+                return cli_usage_error(cmd, "unknown strategy \"%s\" (expected coloring, best-fit or greedy-size)", v);
+        } else if (!strcmp(s, "--log")) {
+            a->log = true;
+        } else if (!strcmp(s, "--report")) {
+            a->report = true;
+        } else if (!strcmp(s, "--no-verify")) {
+            a->no_verify = true;
+        } else if (!strncmp(s, "--dump=", 7)) {
+            if (!parse_dump(s + 7, &a->dump))
+                return cli_usage_error(cmd, "unknown dump in \"%s\" (expected nodes, live, igraph, pressure, spill)", s);
+        } else if (s[0] == '-' && s[1]) {
+            return cli_usage_error(cmd, "unknown option \"%s\"", s);
+        } else if (!a->in) {
+            a->in = s;
+        } else {
+            return cli_usage_error(cmd, "unexpected argument \"%s\"", s);
+        }
+    }
+    if (!a->in) return cli_usage_error(cmd, "expected a FILE");
+    if (a->target && !sba_target_preset(a->target))
+        return cli_usage_error(cmd, "unknown target \"%s\" (expected trn1, trn2 or trn3)", a->target);
+    return EXIT_OK;
+}
+
+static int run(const char *cmd, int argc, char **argv, bool analyze)
+{
+    alloc_args a = {.out = NULL};
+    int rc = parse(cmd, argc, argv, &a);
+    if (rc != EXIT_OK) return rc;
+    bir_module *m = cli_load(a.in, &rc);
+    if (!m) return rc;
+    FILE *logf = analyze || !a.out || strcmp(a.out, "-") ? stdout : stderr;
+    sba_alloc_options o = {.target = a.target ? sba_target_preset(a.target) : NULL,
+                           .strategy = a.strategy,
+                           .log = (a.log || a.dump) ? print_line : NULL,
+                           .log_ud = logf,
+                           .dump = a.dump};
+    sba_alloc_report r;
+    sba_error err;
+    sba_status st = analyze ? sba_analyze_module(m, &o, &r, &err) : sba_allocate_module(m, &o, &r, &err);
+    if (st != SBA_OK) {
+        rc = cli_report(a.in, &err);
+    } else {
+        if (analyze || a.report) print_report(logf, &r, analyze);
+        if (!analyze && a.out && bir_save_file(m, a.out, &err) != SBA_OK) rc = cli_report(a.out, &err);
+    }
+    sba_alloc_report_free(&r);
+    bir_module_free(m);
+    return rc;
+}
+
+int cmd_analyze(int argc, char **argv) { return run("analyze", argc, argv, true); }
+int cmd_alloc(int argc, char **argv) { return run("alloc", argc, argv, false); }
