@@ -492,9 +492,18 @@ Test(error, long_messages_are_truncated_not_overflowed)
     char big[2000];
     memset(big, 'm', sizeof big - 1);
     big[sizeof big - 1] = '\0';
+    big[sizeof big - 2] = 'E';
     sba_err_path(&e, SBA_ERR_SCHEMA, big, "%s", big);
     cr_assert_eq(strlen(e.message), sizeof e.message - 1);
     cr_assert_eq(strlen(e.path), sizeof e.path - 1);
+    /* A long path keeps its end, which says where the error is. */
+    cr_assert_eq(strncmp(e.path, "...mmm", 6), 0, "%s", e.path);
+    cr_assert_eq(e.path[sizeof e.path - 2], 'E');
+    /* One that fits is kept whole. */
+    big[sizeof e.path - 1] = '\0';
+    sba_err_path(&e, SBA_ERR_SCHEMA, big, "x");
+    cr_assert_eq(strlen(e.path), sizeof e.path - 1);
+    cr_assert_eq(e.path[0], 'm');
 }
 
 Test(error, status_names)

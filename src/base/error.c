@@ -40,7 +40,12 @@ sba_status sba_err_path(sba_error *err, sba_status code, const char *path, const
 {
     if (!err) return code;
     sba_error_clear(err);
-    snprintf(err->path, sizeof err->path, "%s", path ? path : "");
+    /* A path too long for the field keeps its end, which names the spot. */
+    size_t n = path ? strlen(path) : 0;
+    if (n < sizeof err->path)
+        snprintf(err->path, sizeof err->path, "%s", path ? path : "");
+    else
+        snprintf(err->path, sizeof err->path, "...%s", path + n - (sizeof err->path - 4));
     va_list ap;
     va_start(ap, fmt);
     fill(err, code, fmt, ap);

@@ -18,6 +18,7 @@
 
 #include "base/arena.h"
 #include "base/error.h"
+#include "base/strmap.h"
 #include "base/vec.h"
 #include "sballoc/bir.h"
 
@@ -34,11 +35,12 @@ typedef SBA_VEC(pending_alias) pending_vec;
 typedef struct loader {
     bir_module *m;
     sba_error *err;
-    char path[256];
+    char path[4096]; /* longer than sba_error.path: the error keeps the tail */
     size_t plen;
     bool failed;
     bir_inst *loops[MAX_LOOP_DEPTH]; /* enclosing loops while parsing a body */
     uint32_t depth;
+    struct sba_strmap *block_names; /* the current function's block names */
 } loader;
 
 /* ---- paths and errors -------------------------------------------------- */
@@ -412,7 +414,7 @@ static bool load_aliases(loader *L, bir_function *fn, const pending_alias *pa)
         else if (json_is_integer(jk)) kd = (double)json_integer_value(jk);
         else if (json_is_real(jk)) kd = json_real_value(jk);
         else FAIL(L, SBA_ERR_SCHEMA, "alias kind: expected a boolean or a number, got %s", type_name(jk));
-        if (kd != (double)(int64_t)kd || kd < 0 || kd > 7)
+        if (kd < 0 || kd > 7 || kd != (double)(int64_t)kd)
             FAIL(L, SBA_ERR_MODEL, "Integer too large for field: alias kind %g is not a 3-bit mask", kd);
         bir_location *dst = NULL;
         if (n == 3) {
@@ -628,6 +630,15 @@ static bool load_inst(loader *L, bir_function *fn, bir_block *b, json_t *ji)
     for (uint32_t d = 0; d < L->depth; d++)
         if (strcmp(L->loops[d]->axis.name, an) == 0)
             FAIL(L, SBA_ERR_PROGRAM, "loop axis \"%s\" shadows an enclosing loop's axis", an);
+    /* The axis has no room for unknown keys: refuse them rather than drop them. */
+    const char *key;
+    json_t *jv;
+    json_object_foreach(axis, key, jv) {
+        if (strcmp(key, "name") && strcmp(key, "lb") && strcmp(key, "ub") && strcmp(key, "stride")) {
+            push_key(L, key);
+            FAIL(L, SBA_ERR_SCHEMA, "unknown LoopAxis key \"%s\" (expected: name, lb, ub, stride)", key);
+        }
+    }
     if (!(in->axis.name = sba_arena_strdup(L->m->arena, an))) return nomem(L);
     pop(L, s);
     if (!get_array(L, ji, "blocks", true, &blocks)) return false;
@@ -654,6 +665,12 @@ static bool load_blocks(loader *L, bir_function *fn, bir_inst *loop, json_t *blo
         sba_error inner;
         bir_block *b = bir_block_add(fn, loop, name, &inner);
         if (!b) return rethrow(L, &inner);
+        int put = sba_strmap_put(L->block_names, b->name, b, NULL);
+        if (put < 0) return nomem(L);
+        if (put == 0) {
+            push_key(L, "name");
+            FAIL(L, SBA_ERR_PROGRAM, "duplicate block name \"%s\" in function \"%s\"", name, fn->name);
+        }
         json_t *insts;
         if (!get_array(L, jb, "instructions", false, &insts)) return false;
         if (insts) {
@@ -707,6 +724,7 @@ static bool load_function(loader *L, json_t *jf)
     for (uint32_t i = 0; i < pending.n; i++)
         if (!load_aliases(L, fn, &pending.v[i])) return false;
     if (!get_array(L, jf, "blocks", false, &blocks)) return false;
+    if (!(L->block_names = sba_strmap_new(L->m->arena))) return nomem(L);
     if (blocks) {
         size_t s = push_key(L, "blocks");
         if (!load_blocks(L, fn, NULL, blocks)) return false;

@@ -220,6 +220,13 @@ static sba_status check_model(const bir_module *m, sba_error *err)
                     return sba_err(err, SBA_ERR_MODEL, "%s: PackIdHint only applies to PSUM.",
                                    set->locs[l]->name);
         }
+    /* An instruction made through the API with BIR_OP_OTHER has no wire name
+     * until the caller gives one; say so rather than fail as out of memory. */
+    for (uint32_t f = 0; f < m->nfns; f++)
+        for (uint32_t i = 0; i < m->fns[f]->ninsts; i++)
+            if (!m->fns[f]->insts[i]->opcode_name)
+                return sba_err(err, SBA_ERR_MODEL, "instruction \"%s\" of function \"%s\" has no "
+                               "opcode name", m->fns[f]->insts[i]->name, m->fns[f]->name);
     return SBA_OK;
 }
 
