@@ -26,5 +26,8 @@ bir_module *cli_load(const char *file, int *exit_code);
 
 int cmd_check(int argc, char **argv);
 int cmd_fmt(int argc, char **argv);
+int cmd_show(int argc, char **argv);
+int cmd_analyze(int argc, char **argv);
+int cmd_alloc(int argc, char **argv);
 
 #endif

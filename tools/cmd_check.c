@@ -1,8 +1,14 @@
-/* sballoc check FILE / sballoc fmt FILE [-o OUT]. */
+/* sballoc check FILE / sballoc fmt FILE [-o OUT].
+ *
+ * check loads the module, validates every function's program against the
+ * target (bir_validate_module: partitions, operand footprints, Matmult into
+ * PSUM, reads that no write reaches) and prints a summary; a load or
+ * validation error is printed with its JSON path and exits 2. */
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
+#include "sballoc/program.h"
 
 static void summary(const bir_module *m)
 {
@@ -37,9 +43,13 @@ int cmd_check(int argc, char **argv)
     int rc = EXIT_OK;
     bir_module *m = cli_load(argv[1], &rc);
     if (!m) return rc;
-    summary(m);
+    sba_error err;
+    if (bir_validate_module(m, &err) != SBA_OK)
+        rc = cli_report(strcmp(argv[1], "-") == 0 ? "<stdin>" : argv[1], &err);
+    else
+        summary(m);
     bir_module_free(m);
-    return EXIT_OK;
+    return rc;
 }
 
 int cmd_fmt(int argc, char **argv)

@@ -8,6 +8,9 @@
 static const cli_command commands[] = {
     {"check", "FILE", "load and validate a BIR module, print a summary", cmd_check},
     {"fmt", "FILE [-o OUT]", "re-save a module in the canonical layout", cmd_fmt},
+    {"show", "FILE", "print each function's program points and operand footprints", cmd_show},
+    {"analyze", "FILE [--target T] [--log] [--dump=LIST]", "run the allocator's front half and report", cmd_analyze},
+    {"alloc", "FILE [-o OUT] [--target T] [--strategy S] [--report] [--log]", "allocate SBUF and write the result", cmd_alloc},
 };
 
 static void usage(FILE *f)
