@@ -16,7 +16,7 @@ build: deps
 	@cmake --build --preset release -j $(JOBS)
 
 run: build
-	./build/release/sballoc check $(EXAMPLE)
+	./build/release/sballoc alloc $(EXAMPLE) --report -o build/release/allocated.json
 
 test: deps test-release test-clang test-asan
 
