@@ -19,6 +19,8 @@ void sba_error_clear(sba_error *err)
     if (err) memset(err, 0, sizeof *err);
 }
 
+/* The format attribute lets clang check the callers' formats, not this one. */
+static void fill(sba_error *err, sba_status code, const char *fmt, va_list ap) SBA_PRINTF(3, 0);
 static void fill(sba_error *err, sba_status code, const char *fmt, va_list ap)
 {
     err->code = code;
