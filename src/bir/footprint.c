@@ -130,8 +130,9 @@ static int classify(const fp_state *st, int64_t c, int64_t *k)
     return COMP_FREE;
 }
 
-/* Widens component comp by the contributions a and b (its values at the two
- * ends of an index range). */
+/* Widens a component's range by a contribution that takes the values a and b
+ * at the two ends of its index range (and everything between). False on
+ * overflow. */
 static bool widen(range *r, int64_t a, int64_t b)
 {
     return !__builtin_add_overflow(r->lo, min64(a, b), &r->lo) &&
