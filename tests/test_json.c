@@ -447,6 +447,27 @@ Test(wire, alias_kind_true_3_and_3_0_load)
     free(saved);
 }
 
+Test(wire, alias_kind_outside_3_bits_is_refused)
+{
+    /* Reals far outside int64 must be refused before any conversion. */
+    const char *kinds[] = {"1e300", "-1e300", "8", "8.0", "7.5", "-1", "9223372036854775807"};
+    const char *shown[] = {"1e+300", "-1e+300", "8", "8", "7.5", "-1", "9.22337e+18"};
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        char entry[64], sets[2048], text[4096];
+        snprintf(entry, sizeof entry, "[\"B\", \"b\", %s]", kinds[i]);
+        snprintf(sets, sizeof sets, TWO_DRAM_SETS, entry);
+        snprintf(text, sizeof text, FN_PREFIX "%s" FN_SUFFIX, sets);
+        sba_error err;
+        cr_assert_null(bir_load_buffer(text, strlen(text), "x", NULL, &err), "kind %s", kinds[i]);
+        cr_assert_eq(err.code, SBA_ERR_MODEL);
+        char expect[128];
+        snprintf(expect, sizeof expect, "Integer too large for field: alias kind %s is not a 3-bit mask",
+                 shown[i]);
+        cr_assert_str_eq(err.message, expect);
+        cr_assert_str_eq(err.path, "functions[0].allocations[0].memorylocations[0].alias[0]");
+    }
+}
+
 Test(wire, alias_entries_merge_by_or_and_sort_by_creation)
 {
     /* Listed out of order and twice: saved once each, in creation order, kinds ORed. */
