@@ -42,7 +42,7 @@ static bool spot_in_band(sb_ctx *c, uint32_t i, int32_t base, int64_t *addr, int
         c->gaps[n][1] = nj->addr + nj->bytes;
         n++;
     }
-    qsort(c->gaps, n, sizeof *c->gaps, cmp_range);
+    if (n > 1) qsort(c->gaps, n, sizeof *c->gaps, cmp_range); /* gaps is NULL while no neighbour needed it */
     int64_t a = c->t->sbuf_align, cap = c->t->sbuf_bytes, cur = 0;
     bool found = false;
     for (uint32_t k = 0; k <= n; k++) {
