@@ -29,5 +29,6 @@ int cmd_fmt(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_analyze(int argc, char **argv);
 int cmd_alloc(int argc, char **argv);
+int cmd_gen(int argc, char **argv);
 
 #endif

@@ -1,0 +1,61 @@
+/* sballoc — the kernel generator: seeded, realistic BIR modules for tests and
+ * benchmarks.
+ *
+ * A generated module holds one function "kernel": a sequence of stages, each a
+ * loop nest around a tile body taken from the shapes real kernels are made of
+ * (a tiled matmul accumulating into PSUM, a reduction into an SB accumulator,
+ * a row softmax, a TensorCopy chain), with DMA loads from ExternalInput DRAM
+ * tensors and stores to ExternalOutput DRAM tensors, plus long-lived SB tensors
+ * (a few pre-placed) that set the SB pressure. The same options give the same
+ * module, byte for byte. */
+#ifndef SBALLOC_GEN_H
+#define SBALLOC_GEN_H
+
+#include <stdint.h>
+
+#include "sballoc/bir.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sba_gen_options {
+    uint64_t seed;
+    /* Memory-location sets in the function (SB, PSUM and DRAM), exactly;
+     * 1 to 100,000,000. */
+    uint32_t tensors;
+    /* Depth of each stage's loop nest, 0 to 8. The innermost loop is the
+     * stage's accumulation loop; the outer ones tile it. */
+    uint32_t loop_depth;
+    /* Weights of the SB tensor heights: "q:1,h:1,f:2" gives 32-, 64- and
+     * 128-partition tensors in the ratio 1:1:2. Names: q/quarter/32,
+     * h/half/64, f/full/128; a name without ":weight" weighs 1, so "full"
+     * means every tensor is 128 partitions tall. NULL: "q:1,h:1,f:2". */
+    const char *heights;
+    /* Target peak of live SB bytes per partition, as a fraction of the
+     * target's capacity, in (0, 8]. Above 1 the kernel cannot fit without
+     * spilling. Live means from the first write to the last read, and across
+     * a whole loop when the tensor is read before it is written in it. */
+    double pressure;
+    /* Geometry; NULL: the trn2 preset. A preset is recorded as the module's
+     * arch, any other geometry as its "target". */
+    const sba_target *target;
+} sba_gen_options;
+
+/* Fills o with the defaults: seed 1, 100 tensors, loop depth 2,
+ * heights "q:1,h:1,f:2", pressure 0.7, trn2. */
+void sba_gen_defaults(sba_gen_options *o);
+
+/* Generates a module. Bad options fail with SBA_ERR_USAGE and a message
+ * naming the option; memory exhaustion with SBA_ERR_NOMEM. Returns NULL on
+ * failure (err filled when not NULL). The caller owns the module: free it
+ * with bir_module_free. `a` is the memory hook (NULL: the C library's).
+ *
+ * The function's def-use lists are built and fn->insts is in program order,
+ * as after bir_load_buffer. Time and memory are linear in o->tensors. */
+bir_module *sba_gen_module(const sba_gen_options *o, const sba_allocator *a, sba_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

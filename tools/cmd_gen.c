@@ -1,0 +1,92 @@
+/* sballoc gen [--seed N] [--tensors N] [--loop-depth D] [--heights MIX]
+ *             [--pressure X] [--target trn1|trn2|trn3] [-o OUT]
+ *
+ * Writes a generated kernel (see include/sballoc/gen.h) as JSON. Every option
+ * value is checked here for its syntax and by the generator for its range;
+ * either failure is a usage error (exit 2). */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "sballoc/gen.h"
+
+static const char USAGE[] = "usage: sballoc gen [--seed N] [--tensors N] [--loop-depth D] "
+                            "[--heights MIX] [--pressure X] [--target trn1|trn2|trn3] [-o OUT]";
+
+static bool parse_u64(const char *s, uint64_t max, uint64_t *out)
+{
+    if (*s < '0' || *s > '9') return false;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end || v > max) return false;
+    *out = v;
+    return true;
+}
+
+static bool parse_real(const char *s, double *out)
+{
+    errno = 0;
+    char *end;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !isfinite(v)) return false;
+    *out = v;
+    return true;
+}
+
+int cmd_gen(int argc, char **argv)
+{
+    sba_gen_options o;
+    sba_gen_defaults(&o);
+    const char *out = "-";
+    for (int i = 1; i < argc; i++) {
+        const char *opt = argv[i];
+        if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
+            printf("%s\n", USAGE);
+            return EXIT_OK;
+        }
+        if (i + 1 == argc) {
+            if (opt[0] == '-') return cli_usage_error("gen", "%s needs a value (%s)", opt, USAGE);
+            return cli_usage_error("gen", "unexpected argument \"%s\" (%s)", opt, USAGE);
+        }
+        const char *v = argv[++i];
+        uint64_t n;
+        if (!strcmp(opt, "--seed")) {
+            if (!parse_u64(v, UINT64_MAX, &n))
+                return cli_usage_error("gen", "--seed: \"%s\" is not an unsigned integer", v);
+            o.seed = n;
+        } else if (!strcmp(opt, "--tensors")) {
+            if (!parse_u64(v, UINT32_MAX, &n))
+                return cli_usage_error("gen", "--tensors: \"%s\" is not a count", v);
+            o.tensors = (uint32_t)n;
+        } else if (!strcmp(opt, "--loop-depth")) {
+            if (!parse_u64(v, UINT32_MAX, &n))
+                return cli_usage_error("gen", "--loop-depth: \"%s\" is not a depth", v);
+            o.loop_depth = (uint32_t)n;
+        } else if (!strcmp(opt, "--heights")) {
+            o.heights = v;
+        } else if (!strcmp(opt, "--pressure")) {
+            if (!parse_real(v, &o.pressure))
+                return cli_usage_error("gen", "--pressure: \"%s\" is not a number", v);
+        } else if (!strcmp(opt, "--target")) {
+            if (!(o.target = sba_target_preset(v)))
+                return cli_usage_error("gen", "--target: unknown target \"%s\" (trn1, trn2, trn3)", v);
+        } else if (!strcmp(opt, "-o")) {
+            out = v;
+        } else {
+            return cli_usage_error("gen", "unknown option \"%s\" (%s)", opt, USAGE);
+        }
+    }
+    sba_error err;
+    bir_module *m = sba_gen_module(&o, NULL, &err);
+    if (!m) {
+        if (err.code == SBA_ERR_USAGE) return cli_usage_error("gen", "%s", err.message);
+        return cli_report("gen", &err);
+    }
+    int rc = EXIT_OK;
+    if (bir_save_file(m, out, &err) != SBA_OK) rc = cli_report(out, &err);
+    bir_module_free(m);
+    return rc;
+}
