@@ -29,6 +29,7 @@ int cmd_fmt(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_analyze(int argc, char **argv);
 int cmd_alloc(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 
 #endif

@@ -11,6 +11,7 @@ static const cli_command commands[] = {
     {"show", "FILE", "print each function's program points and operand footprints", cmd_show},
     {"analyze", "FILE [--target T] [--log] [--dump=LIST]", "run the allocator's front half and report", cmd_analyze},
     {"alloc", "FILE [-o OUT] [--target T] [--strategy S] [--report] [--log]", "allocate SBUF and write the result", cmd_alloc},
+    {"verify", "FILE", "prove the placements correct by simulating the program", cmd_verify},
     {"gen", "[--seed N] [--tensors N] [-o OUT] ...", "generate a seeded realistic kernel (gen --help)", cmd_gen},
 };
 

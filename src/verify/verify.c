@@ -1,0 +1,1092 @@
+/* verify: an independent proof that an allocated module is correct.
+ *
+ * Reads only the module (the JSON model), never the allocator's state.
+ *
+ * 1. Static checks, in program order of first access: every accessed SB
+ *    location (and every placed SB location of an input) is placed, has
+ *    1 <= live_n <= NBlocks, a base allowed by the start-partition rule for
+ *    its P partitions, base + P within the target, addr aligned, and
+ *    addr + live_n × bytesPerBlock within the SBUF; every operand's own
+ *    start-partition constraint (bir_footprint.base_mask) holds at that base.
+ * 2. Simulation: the body runs point by point, every loop iteration by
+ *    iteration (axis values set, so AXIS blocks resolve), while one ownership
+ *    map per address space (space.h) records which value holds every byte of
+ *    every partition. SB is one shared space; each DRAM/PSUM location block
+ *    is private storage. A write makes a new value of (set, block) — except
+ *    that an instruction whose memory operands all belong to one set (spill
+ *    store, reload) copies the bytes it reads, values unchanged, and a plain
+ *    move onto exactly its source's bytes (coalesced partners) makes a value
+ *    equal to its source. Every other read must find, in each byte, the value
+ *    the tensor's latest def left there (tracked per rectangle, so partial
+ *    defs compose). Outputs must still hold their final values at the end.
+ * 3. When simulating every iteration would exceed the step budget, loops of
+ *    more than three iterations run their first two and last iterations only
+ *    and the report says the result is not exhaustive (docs/verify.md says
+ *    why that is a sample, not a proof).
+ *
+ * Requires: a loaded function whose operands have valid footprints (run
+ * bir_validate_function first for input errors with JSON paths). Produces: a
+ * report; the module is not modified. Complexity: O(steps × operand blocks ×
+ * (pages crossed × segments touched × runs)); memory O(distinct rectangles +
+ * values), from one arena freed before returning. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/arena.h"
+#include "base/error.h"
+#include "base/vec.h"
+#include "sballoc/program.h"
+#include "sballoc/verify.h"
+#include "verify/space.h"
+
+enum { TAG_SET = 1, TAG_LOC, TAG_LATEST, TAG_ENTRY, TAG_PRIVATE };
+enum { OP_STATIC = 0, OP_SHIFT, OP_DYNAMIC };
+enum { INST_DEF = 0, INST_COPY, INST_MOVE };
+enum { SB_PAGE_BYTES = 4096, SB_MAX_PAGES = 1 << 20, SAMPLED_ITERATIONS = 3 };
+#define NO_LOC UINT32_MAX
+
+typedef struct vset_info {
+    const bir_set *set;
+    int64_t parts, nblocks, bpb, pf; /* P, NBlocks, bytesPerBlock, P × F elements */
+    bool entry;                      /* input or Const: defined at function entry */
+    bool output;
+} vset_info;
+
+typedef struct vloc_info {
+    const bir_location *loc;
+    uint32_t set, set_pos, loc_pos;
+    bool sb, checked;
+    int64_t base, addr, n;           /* SB placement; n = live_n */
+} vloc_info;
+
+typedef struct vvalue {
+    uint32_t set, by, root;          /* by: the defining instruction; root: equal-value class */
+    int64_t block;
+} vvalue;
+
+/* One rectangle of a (set, block) and the value its latest def left there,
+ * relative to the tensor: partitions from its partition 0, bytes from the
+ * block's start. */
+typedef struct lentry {
+    uint32_t val;
+    int64_t p0, p1, x0, x1;
+} lentry;
+
+typedef struct vlatest {
+    lentry *e;                       /* oldest first; a def drops the entries it covers */
+    uint32_t n, cap;
+    uint32_t set, last_loc;          /* last_loc: the location last written */
+    int64_t block;
+} vlatest;
+
+typedef struct vop {
+    const bir_inst *in;
+    const bir_operand *op;
+    uint32_t loc, set;
+    uint32_t mode;                   /* OP_*: how one execution's footprint is found */
+    bir_footprint whole;             /* over every iteration */
+    bir_footprint first;             /* the first iteration (terms folded into the offset) */
+    int64_t off_first;
+    int64_t b0, bstep, bcount;       /* first's blocks */
+    bool memo_ok;                    /* OP_DYNAMIC: the footprint of the last offset seen */
+    int64_t memo_off, memo_b0, memo_bstep, memo_bcount;
+    bir_footprint memo;
+} vop;
+
+typedef struct vinst {
+    uint32_t op0, nins, nouts;       /* ops[op0, op0 + nins) read, the next nouts write */
+    uint32_t kind;                   /* INST_* */
+} vinst;
+
+/* One execution's footprint of one operand, relative to the tensor. */
+typedef struct xgeo {
+    int64_t p0, p1, x0, x1;
+    int64_t b0, bstep, bcount;
+} xgeo;
+
+/* Where a (location, block) lives: physical = relative + (dp, dx). */
+typedef struct vstore {
+    vspace *sp;
+    int64_t dp, dx;
+} vstore;
+
+typedef struct made {
+    uint32_t set, val;
+    int64_t block;
+} made;
+
+typedef struct frame {
+    const bir_inst *loop;
+    bir_block *const *blocks;
+    uint32_t nblocks, b, i;
+    int64_t pos, count, trip;
+} frame;
+
+typedef struct verifier {
+    const bir_function *fn;
+    const sba_target *t;
+    sba_error *err;
+    sba_verify_report *rep;
+    sba_arena *ar;
+    vpool pool;
+    vspace sb;
+    vmap map;
+    vset_info *sets;
+    vloc_info *locs;
+    uint32_t nsets, nlocs;
+    SBA_VEC(vvalue) values;
+    SBA_VEC(vlatest) lat;
+    SBA_VEC(vspace *) priv;
+    SBA_VEC(vpiece) pieces;
+    SBA_VEC(made) made;
+    vop *ops;
+    vinst *insts;
+    xgeo *geo;                       /* one per operand of the current instruction */
+    int64_t *iter;                   /* Loop inst->index -> current iteration index */
+    uint64_t steps, max_steps;
+    bool sampled;
+} verifier;
+
+/* A read's check in progress. */
+typedef struct rcheck {
+    verifier *v;
+    const vlatest *lat;
+    vstore st;
+    bool failed;
+    vpiece f;                        /* the offending piece, extended over equal neighbours */
+    uint32_t expect;                 /* the value those bytes should hold */
+} rcheck;
+
+/* ---- small helpers ----------------------------------------------------- */
+
+static sba_status nomem(verifier *v) { return sba_err(v->err, SBA_ERR_NOMEM, "verify: out of memory"); }
+
+static int64_t imax(int64_t a, int64_t b) { return a > b ? a : b; }
+
+static uint64_t sat_mul(uint64_t a, uint64_t b)
+{
+    uint64_t r;
+    return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
+static uint64_t sat_add(uint64_t a, uint64_t b) { return a + b < a ? UINT64_MAX : a + b; }
+
+static const char *type_word(uint32_t type)
+{
+    const char *n = bir_memory_type_name(type);
+    return n ? n : "memory";
+}
+
+static int64_t fn_index(const bir_function *fn)
+{
+    for (uint32_t i = 0; fn->module && i < fn->module->nfns; i++)
+        if (fn->module->fns[i] == fn) return i;
+    return 0;
+}
+
+static void loc_path(const verifier *v, const vloc_info *l, char *buf, size_t size)
+{
+    snprintf(buf, size, "functions[%lld].allocations[%u].memorylocations[%u]", (long long)fn_index(v->fn),
+             l->set_pos, l->loc_pos);
+}
+
+/* " (in iteration 3 of loop "L")" for the loops around `in`, outermost first. */
+static void loop_context(const verifier *v, const bir_inst *in, char *buf, size_t size)
+{
+    const bir_inst *nest[64];
+    uint32_t d = 0;
+    for (const bir_block *b = in ? in->parent : NULL; b && b->loop; b = b->loop->parent)
+        if (d < 64) nest[d++] = b->loop;
+    buf[0] = '\0';
+    size_t len = 0;
+    for (uint32_t k = d; k-- > 0 && len + 1 < size;) {
+        int n = snprintf(buf + len, size - len, "%s iteration %lld of loop \"%s\"",
+                         k + 1 == d ? " (in" : ",", (long long)v->iter[nest[k]->index], nest[k]->name);
+        if (n > 0) len = len + (size_t)n < size ? len + (size_t)n : size - 1;
+    }
+    if (d && len + 2 < size) memcpy(buf + len, ")", 2);
+}
+
+/* ---- values and latest defs --------------------------------------------- */
+
+static uint32_t new_value(verifier *v, uint32_t set, int64_t block, uint32_t by, uint32_t root)
+{
+    if (v->values.n >= UINT32_MAX - 1) return 0;
+    uint32_t id = v->values.n;
+    vvalue x = {set, by, root ? root : id, block};
+    if (!SBA_VEC_PUSH(v->ar, &v->values, x)) return 0;
+    v->rep->values++;
+    return id;
+}
+
+/* The value (set, block) holds at function entry; made on first use. */
+static uint32_t entry_value(verifier *v, uint32_t set, int64_t block)
+{
+    uint32_t id;
+    vkey k = vkey_make(TAG_ENTRY, set, block);
+    if (vmap_get(&v->map, k, &id)) return id;
+    id = new_value(v, set, block, VSPACE_NO_WRITER, 0);
+    if (!id || !vmap_put(&v->map, k, id)) return 0;
+    return id;
+}
+
+static bool lat_push(verifier *v, vlatest *l, lentry e)
+{
+    if (!sba_arena_grow(v->ar, (void **)&l->e, &l->cap, l->n + 1, sizeof *l->e)) return false;
+    l->e[l->n++] = e;
+    return true;
+}
+
+/* The latest defs of (set, block); NULL when nothing defines it yet. With
+ * `create`, an entry-defined set gets its entry value over the whole block,
+ * and any other set an empty list. *fail is set when out of memory. */
+static vlatest *latest(verifier *v, uint32_t set, int64_t block, bool create, bool *fail)
+{
+    uint32_t idx;
+    vkey k = vkey_make(TAG_LATEST, set, block);
+    if (vmap_get(&v->map, k, &idx)) return &v->lat.v[idx];
+    const vset_info *s = &v->sets[set];
+    if (!create && !s->entry) return NULL;
+    vlatest l = {NULL, 0, 0, set, NO_LOC, block};
+    if (s->entry) {
+        uint32_t e = entry_value(v, set, block);
+        if (!e || !lat_push(v, &l, (lentry){e, 0, s->parts, 0, s->bpb})) {
+            *fail = true;
+            return NULL;
+        }
+    }
+    idx = v->lat.n;
+    if (!SBA_VEC_PUSH(v->ar, &v->lat, l) || !vmap_put(&v->map, k, idx)) {
+        *fail = true;
+        return NULL;
+    }
+    return &v->lat.v[idx];
+}
+
+/* Records a def of rectangle e: entries it covers are gone. */
+static bool lat_def(verifier *v, vlatest *l, lentry e)
+{
+    uint32_t w = 0;
+    for (uint32_t i = 0; i < l->n; i++) {
+        const lentry *o = &l->e[i];
+        bool covered = o->p0 >= e.p0 && o->p1 <= e.p1 && o->x0 >= e.x0 && o->x1 <= e.x1;
+        if (!covered) l->e[w++] = *o;
+    }
+    l->n = w;
+    return lat_push(v, l, e);
+}
+
+/* ---- storage ------------------------------------------------------------ */
+
+/* The storage of (location, block); NULL sp when out of memory. */
+static vstore storage(verifier *v, uint32_t loc, int64_t block)
+{
+    const vloc_info *l = &v->locs[loc];
+    const vset_info *s = &v->sets[l->set];
+    if (l->sb) {
+        int64_t slot = block % l->n;
+        return (vstore){&v->sb, l->base, l->addr + slot * s->bpb};
+    }
+    uint32_t idx;
+    vkey k = vkey_make(TAG_PRIVATE, loc, block);
+    if (vmap_get(&v->map, k, &idx)) return (vstore){v->priv.v[idx], 0, 0};
+    uint32_t init = 0;
+    if (s->entry && !(init = entry_value(v, l->set, block))) return (vstore){NULL, 0, 0};
+    vspace *sp = sba_arena_alloc(v->ar, sizeof *sp);
+    if (!sp || !vspace_init(sp, &v->pool, 0, s->bpb, (uint32_t)s->parts, init, 0)) return (vstore){NULL, 0, 0};
+    idx = v->priv.n;
+    if (!SBA_VEC_PUSH(v->ar, &v->priv, sp) || !vmap_put(&v->map, k, idx)) return (vstore){NULL, 0, 0};
+    return (vstore){sp, 0, 0};
+}
+
+static bool store_write(verifier *v, const vstore *st, int64_t p0, int64_t p1, int64_t x0, int64_t x1,
+                        uint32_t val, uint32_t by)
+{
+    return vspace_write(st->sp, &v->pool, (uint32_t)(p0 + st->dp), (uint32_t)(p1 + st->dp), x0 + st->dx,
+                        x1 + st->dx, val, by);
+}
+
+/* ---- static checks ------------------------------------------------------ */
+
+static void mask_text(uint32_t mask, char *buf, size_t size)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (uint32_t i = 0; i < 4; i++) {
+        if (!(mask >> i & 1u)) continue;
+        int n = snprintf(buf + len, size - len, "%s%u", len ? ", " : "", 32 * i);
+        if (n > 0) len = len + (size_t)n < size ? len + (size_t)n : size - 1;
+    }
+    if (!len) snprintf(buf, size, "none");
+}
+
+/* The placement rules of one SB location; `by` names an instruction that
+ * accesses it (NULL for an input's entry placement). */
+static sba_status check_location(verifier *v, uint32_t li, const bir_inst *by)
+{
+    vloc_info *l = &v->locs[li];
+    if (l->checked) return SBA_OK;
+    const bir_location *loc = l->loc;
+    const vset_info *s = &v->sets[l->set];
+    char path[256], allowed[64];
+    loc_path(v, l, path, sizeof path);
+    const char *ln = loc->name, *sn = s->set->name;
+    if (loc->addr == BIR_NO_ADDR || loc->base == BIR_NO_BASE) {
+        char use[320] = "";
+        if (by) snprintf(use, sizeof use, " (accessed by instruction \"%s\")", by->name);
+        return sba_err_path(v->err, SBA_ERR_MODEL, path,
+                            "verify: SB location \"%s\" of tensor \"%s\" is not placed: addr and base "
+                            "are required%s",
+                            ln, sn, use);
+    }
+    int64_t n = loc->live_n ? loc->live_n : s->nblocks;
+    if (n < 1 || n > s->nblocks)
+        return sba_err_path(v->err, SBA_ERR_MODEL, path,
+                            "verify: SB location \"%s\" of tensor \"%s\": live_n %lld is outside [1, %lld] "
+                            "(the tensor's blocks)",
+                            ln, sn, (long long)n, (long long)s->nblocks);
+    if (s->parts > (int64_t)v->t->partitions)
+        return sba_err_path(v->err, SBA_ERR_MODEL, path,
+                            "verify: SB location \"%s\" of tensor \"%s\": %lld partitions exceed the "
+                            "target's %u",
+                            ln, sn, (long long)s->parts, v->t->partitions);
+    uint32_t mask = bir_start_partition_mask(s->parts);
+    int64_t b = loc->base;
+    if (b % 32 != 0 || b / 32 >= 4 || !(mask >> (b / 32) & 1u)) {
+        mask_text(mask, allowed, sizeof allowed);
+        return sba_err_path(v->err, SBA_ERR_MODEL, path,
+                            "verify: SB location \"%s\" of tensor \"%s\": base partition %lld breaks the "
+                            "start-partition rule for %lld partitions (allowed: %s)",
+                            ln, sn, (long long)b, (long long)s->parts, allowed);
+    }
+    if (b + s->parts > (int64_t)v->t->partitions)
+        return sba_err_path(v->err, SBA_ERR_MODEL, path,
+                            "verify: SB location \"%s\" of tensor \"%s\": partitions [%lld, %lld) exceed "
+                            "the target's %u partitions",
+                            ln, sn, (long long)b, (long long)(b + s->parts), v->t->partitions);
+    if (v->t->sbuf_align > 1 && loc->addr % v->t->sbuf_align != 0)
+        return sba_err_path(v->err, SBA_ERR_MODEL, path,
+                            "verify: SB location \"%s\" of tensor \"%s\": addr %lld is not a multiple of "
+                            "the SB alignment %u",
+                            ln, sn, (long long)loc->addr, v->t->sbuf_align);
+    int64_t bytes, end;
+    if (__builtin_mul_overflow(n, s->bpb, &bytes) || __builtin_add_overflow(loc->addr, bytes, &end))
+        end = INT64_MAX;
+    if (end > v->t->sbuf_bytes)
+        return sba_err_path(v->err, SBA_ERR_MODEL, path,
+                            "verify: SB location \"%s\" of tensor \"%s\": bytes [%lld, %lld) (live_n %lld "
+                            "x %lld bytes per block) exceed the %lld SB bytes per partition",
+                            ln, sn, (long long)loc->addr, (long long)end, (long long)n, (long long)s->bpb,
+                            (long long)v->t->sbuf_bytes);
+    l->base = b;
+    l->addr = loc->addr;
+    l->n = n;
+    l->checked = true;
+    v->rep->locations++;
+    return SBA_OK;
+}
+
+/* The operand's own start-partition constraint at its location's base. */
+static sba_status check_operand_base(verifier *v, const vop *o)
+{
+    const vloc_info *l = &v->locs[o->loc];
+    if (o->whole.base_mask >> (l->base / 32) & 1u) return SBA_OK;
+    char path[256], allowed[64];
+    bir_inst_path(v->fn, o->in, o->op, path, sizeof path);
+    mask_text(o->whole.base_mask, allowed, sizeof allowed);
+    return sba_err_path(v->err, SBA_ERR_MODEL, path,
+                        "verify: SB location \"%s\" of tensor \"%s\" at base partition %lld: instruction "
+                        "\"%s\" accesses its partitions [%lld, %lld), which the start-partition rule "
+                        "allows only at bases %s",
+                        l->loc->name, v->sets[l->set].set->name, (long long)l->base, o->in->name,
+                        (long long)o->whole.part_lo, (long long)o->whole.part_hi, allowed);
+}
+
+/* ---- operand geometry --------------------------------------------------- */
+
+/* The blocks one execution touches, as a progression b0 + bstep × i. A
+ * footprint without loop terms has CONST blocks or blocks moved by its pairs:
+ * one block-moving pair gives an exact progression, several are covered by
+ * their range. */
+static void block_progression(const vset_info *s, const bir_operand *op, const bir_footprint *fp,
+                              int64_t *b0, int64_t *bstep, int64_t *bcount)
+{
+    *b0 = fp->block;
+    *bstep = 0;
+    *bcount = 1;
+    if (fp->blocks == BIR_BLOCKS_CONST || fp->block_hi == fp->block) return;
+    uint32_t moving = 0;
+    int64_t k = 0, num = 0;
+    for (uint32_t j = 1; j < op->ndims; j++) {
+        int64_t step = op->ap[j][0];
+        if (op->ap[j][1] > 1 && step != 0 && step % s->pf == 0) {
+            moving++;
+            k = step / s->pf;
+            num = op->ap[j][1];
+        }
+    }
+    if (k < 0) k = -k;
+    if (moving == 1 && k > 0 && fp->block + k * (num - 1) == fp->block_hi) {
+        *bstep = k;
+        *bcount = num;
+    } else {
+        *bstep = 1;
+        *bcount = fp->block_hi - fp->block + 1;
+    }
+}
+
+/* The operand with its loop terms folded into `offset`. */
+static bir_operand folded(const bir_operand *op, int64_t offset)
+{
+    bir_operand t = *op;
+    t.kind = BIR_OPND_PHYSICAL_AP;
+    t.offset = offset;
+    t.terms = NULL;
+    t.nterms = 0;
+    return t;
+}
+
+/* offset + Σ coeff × axis value, at the first values (first) or the current ones. */
+static bool operand_offset(const verifier *v, const bir_operand *op, bool first, int64_t *out)
+{
+    int64_t off = op->offset;
+    for (uint32_t t = 0; t < op->nterms; t++) {
+        const bir_inst *loop = op->terms[t].loop;
+        int64_t it = first ? 0 : v->iter[loop->index], val, c;
+        if (__builtin_mul_overflow(it, loop->axis.stride, &val) ||
+            __builtin_add_overflow(val, loop->axis.lb, &val) ||
+            __builtin_mul_overflow(op->terms[t].coeff, val, &c) || __builtin_add_overflow(off, c, &off))
+            return false;
+    }
+    *out = off;
+    return true;
+}
+
+static sba_status overflow_error(verifier *v, const vop *o)
+{
+    char path[256];
+    bir_inst_path(v->fn, o->in, o->op, path, sizeof path);
+    return sba_err_path(v->err, SBA_ERR_PROGRAM, path,
+                        "verify: the offset of instruction \"%s\" on tensor \"%s\" overflows 64 bits",
+                        o->in->name, o->op->set->name);
+}
+
+static sba_status eval(verifier *v, vop *o, xgeo *g)
+{
+    const bir_footprint *fp = &o->first;
+    int64_t b0 = o->b0, bstep = o->bstep, bcount = o->bcount, off;
+    uint32_t mode = o->mode;
+    if (mode != OP_STATIC) {
+        if (!operand_offset(v, o->op, false, &off)) return overflow_error(v, o);
+        int64_t pf = v->sets[o->set].pf, d = off - o->off_first;
+        if (mode == OP_SHIFT && d % pf == 0) {
+            b0 += d / pf;
+        } else if (o->memo_ok && o->memo_off == off) {
+            fp = &o->memo;
+            b0 = o->memo_b0, bstep = o->memo_bstep, bcount = o->memo_bcount;
+        } else {
+            bir_operand t = folded(o->op, off);
+            sba_status s = bir_operand_footprint(o->in, &t, &o->memo, v->err);
+            if (s != SBA_OK) return s;
+            block_progression(&v->sets[o->set], o->op, &o->memo, &o->memo_b0, &o->memo_bstep,
+                              &o->memo_bcount);
+            o->memo_ok = true;
+            o->memo_off = off;
+            fp = &o->memo;
+            b0 = o->memo_b0, bstep = o->memo_bstep, bcount = o->memo_bcount;
+        }
+    }
+    *g = (xgeo){fp->part_lo, fp->part_hi, fp->byte_lo, fp->byte_hi, b0, bstep, bcount};
+    return SBA_OK;
+}
+
+static bool geo_has_block(const xgeo *g, int64_t k)
+{
+    if (g->bstep == 0) return k == g->b0;
+    int64_t d = k - g->b0;
+    return d >= 0 && d % g->bstep == 0 && d / g->bstep < g->bcount;
+}
+
+static bool geo_contains(const xgeo *outer, const xgeo *inner)
+{
+    return outer->p0 <= inner->p0 && outer->p1 >= inner->p1 && outer->x0 <= inner->x0 &&
+           outer->x1 >= inner->x1;
+}
+
+/* ---- reads -------------------------------------------------------------- */
+
+static int check_piece(void *ud, const vpiece *pc)
+{
+    rcheck *c = ud;
+    if (c->failed) {
+        if (pc->x0 > c->f.x1) return 1;
+        if (pc->x0 == c->f.x1 && pc->val == c->f.val && pc->by == c->f.by && pc->p0 == c->f.p0 &&
+            pc->p1 == c->f.p1)
+            c->f.x1 = pc->x1;
+        return 0;
+    }
+    const vvalue *vals = c->v->values.v;
+    int64_t q0 = pc->p0 - c->st.dp, q1 = pc->p1 - c->st.dp, y0 = pc->x0 - c->st.dx, y1 = pc->x1 - c->st.dx;
+    /* The newest def covering any of these bytes decides what they must hold. */
+    for (uint32_t i = c->lat->n; i-- > 0;) {
+        const lentry *e = &c->lat->e[i];
+        if (e->p1 <= q0 || e->p0 >= q1 || e->x1 <= y0 || e->x0 >= y1) continue;
+        if (pc->val && vals[pc->val].root == vals[e->val].root) return 0;
+        c->failed = true;
+        c->f = *pc;
+        c->expect = e->val;
+        return 0;
+    }
+    return 0; /* bytes no def has covered yet: nothing to check */
+}
+
+/* Checks (loc, block) over the relative rectangle g. Returns 0 when it holds
+ * the latest values (or nothing defines them), 1 with c filled on a failure,
+ * -1 when out of memory. */
+static int read_block(verifier *v, uint32_t loc, int64_t block, const xgeo *g, rcheck *c, bool *skipped)
+{
+    bool fail = false;
+    *skipped = false;
+    memset(c, 0, sizeof *c);
+    c->v = v;
+    c->lat = latest(v, v->locs[loc].set, block, false, &fail);
+    if (fail) return -1;
+    if (!c->lat || !c->lat->n) {
+        *skipped = true;
+        return 0;
+    }
+    c->st = storage(v, loc, block);
+    if (!c->st.sp) return -1;
+    vspace_scan(c->st.sp, (uint32_t)(g->p0 + c->st.dp), (uint32_t)(g->p1 + c->st.dp), g->x0 + c->st.dx,
+                g->x1 + c->st.dx, check_piece, c);
+    return c->failed ? 1 : 0;
+}
+
+/* The error for a failed read. `subject` is who reads ("instruction "x"" or
+ * "the end of function "f""), `verb` its verb phrase. */
+static sba_status read_error(verifier *v, const rcheck *c, const char *subject, const char *verb,
+                             const bir_inst *in, const bir_operand *op, uint32_t loc, int64_t block)
+{
+    const vloc_info *l = &v->locs[loc];
+    const vset_info *s = &v->sets[l->set];
+    const vvalue *vals = v->values.v;
+    char path[256] = "", ctx[512], where[384], blk[48] = "", writer[320];
+    if (in) bir_inst_path(v->fn, in, op, path, sizeof path);
+    loop_context(v, in, ctx, sizeof ctx);
+    if (s->nblocks > 1) snprintf(blk, sizeof blk, ", block %lld", (long long)block);
+    snprintf(where, sizeof where, "%s \"%s\" (%s location \"%s\"%s) at partitions [%u, %u) bytes [%lld, %lld)",
+             verb, s->set->name, type_word(l->loc->type), l->loc->name, blk, c->f.p0, c->f.p1,
+             (long long)c->f.x0, (long long)c->f.x1);
+    if (c->f.by == VSPACE_NO_WRITER) snprintf(writer, sizeof writer, "placed there at function entry");
+    else snprintf(writer, sizeof writer, "written there by instruction \"%s\"", v->fn->insts[c->f.by]->name);
+    const vvalue *exp = &vals[c->expect];
+    char expected[320];
+    if (exp->by == VSPACE_NO_WRITER) snprintf(expected, sizeof expected, "its value at function entry");
+    else snprintf(expected, sizeof expected, "the value defined by instruction \"%s\"", v->fn->insts[exp->by]->name);
+
+    if (!c->f.val)
+        return sba_err_path(v->err, SBA_ERR_PROGRAM, path,
+                            "verify: %s %s: broken reload/spill data flow: the bytes were never written, "
+                            "but should hold %s%s",
+                            subject, where, expected, ctx);
+    const vvalue *got = &vals[c->f.val];
+    if (got->set != l->set || got->block != block) {
+        const vset_info *gs = &v->sets[got->set];
+        char gblk[48] = "";
+        if (gs->nblocks > 1) snprintf(gblk, sizeof gblk, " (block %lld)", (long long)got->block);
+        return sba_err_path(v->err, SBA_ERR_PROGRAM, path, "verify: %s %s, but tensor \"%s\"%s %s overwrote it%s",
+                            subject, where, gs->set->name, gblk, writer, ctx);
+    }
+    return sba_err_path(v->err, SBA_ERR_PROGRAM, path,
+                        "verify: %s %s: broken reload/spill data flow: the bytes hold an older value of "
+                        "the tensor (%s), not %s%s",
+                        subject, where, writer, expected, ctx);
+}
+
+static sba_status check_read(verifier *v, const vop *o, const xgeo *g, int64_t block)
+{
+    rcheck c;
+    bool skipped;
+    int rc = read_block(v, o->loc, block, g, &c, &skipped);
+    if (rc < 0) return nomem(v);
+    if (skipped) {
+        v->rep->skipped_reads++;
+        return SBA_OK;
+    }
+    v->rep->reads++;
+    v->rep->bytes += (uint64_t)(g->p1 - g->p0) * (uint64_t)(g->x1 - g->x0);
+    if (rc == 0) return SBA_OK;
+    char subject[320];
+    snprintf(subject, sizeof subject, "instruction \"%s\"", o->in->name);
+    return read_error(v, &c, subject, "reads tensor", o->in, o->op, o->loc, block);
+}
+
+/* ---- writes -------------------------------------------------------------- */
+
+static int collect_piece(void *ud, const vpiece *pc)
+{
+    verifier *v = ud;
+    return SBA_VEC_PUSH(v->ar, &v->pieces, *pc) ? 0 : 1;
+}
+
+/* A new value of (set, block) for this execution, shared by all its outs. */
+static uint32_t def_value(verifier *v, const bir_inst *in, uint32_t set, int64_t block, uint32_t root)
+{
+    for (uint32_t i = 0; i < v->made.n; i++)
+        if (v->made.v[i].set == set && v->made.v[i].block == block) return v->made.v[i].val;
+    uint32_t val = new_value(v, set, block, in->index, root);
+    if (!val || !SBA_VEC_PUSH(v->ar, &v->made, ((made){set, val, block}))) return 0;
+    return val;
+}
+
+static sba_status def_block(verifier *v, const vop *o, const xgeo *g, int64_t block, uint32_t root)
+{
+    uint32_t val = def_value(v, o->in, o->set, block, root);
+    if (!val) {
+        if (v->values.n >= UINT32_MAX - 1)
+            return sba_err(v->err, SBA_ERR_LIMIT, "verify: more than %u values in function \"%s\"",
+                           UINT32_MAX - 2, v->fn->name);
+        return nomem(v);
+    }
+    vstore st = storage(v, o->loc, block);
+    bool fail = false;
+    if (!st.sp || !store_write(v, &st, g->p0, g->p1, g->x0, g->x1, val, o->in->index)) return nomem(v);
+    vlatest *l = latest(v, o->set, block, true, &fail);
+    if (fail || !lat_def(v, l, (lentry){val, g->p0, g->p1, g->x0, g->x1})) return nomem(v);
+    l->last_loc = o->loc;
+    v->rep->writes++;
+    return SBA_OK;
+}
+
+/* Moves the bytes of (src, block) under dst's rectangle into (dst, block). */
+static sba_status copy_block(verifier *v, const vop *src, const vop *dst, const xgeo *g, int64_t block)
+{
+    vstore ss = storage(v, src->loc, block), ds = storage(v, dst->loc, block);
+    if (!ss.sp || !ds.sp) return nomem(v);
+    v->rep->copies++;
+    bool fail = false;
+    vlatest *l = latest(v, dst->set, block, false, &fail);
+    if (fail) return nomem(v);
+    if (l) l->last_loc = dst->loc;
+    if (ss.sp == ds.sp && ss.dp == ds.dp && ss.dx == ds.dx) return SBA_OK; /* the same bytes */
+    v->pieces.n = 0;
+    if (vspace_scan(ss.sp, (uint32_t)(g->p0 + ss.dp), (uint32_t)(g->p1 + ss.dp), g->x0 + ss.dx,
+                    g->x1 + ss.dx, collect_piece, v))
+        return nomem(v);
+    for (uint32_t i = 0; i < v->pieces.n; i++) {
+        const vpiece *pc = &v->pieces.v[i];
+        if (!store_write(v, &ds, pc->p0 - ss.dp, pc->p1 - ss.dp, pc->x0 - ss.dx, pc->x1 - ss.dx, pc->val,
+                         dst->in->index))
+            return nomem(v);
+    }
+    return SBA_OK;
+}
+
+static int uniform_piece(void *ud, const vpiece *pc)
+{
+    uint32_t *u = ud;
+    if (*u == UINT32_MAX) *u = pc->val;
+    else if (*u != pc->val) *u = 0;
+    return 0;
+}
+
+/* A move whose destination is exactly its source's bytes (coalesced
+ * partners): the new value equals the source's when the source is one value. */
+static uint32_t move_root(verifier *v, const vop *in, const xgeo *gi, const vop *out, const xgeo *go)
+{
+    const vloc_info *li = &v->locs[in->loc], *lo = &v->locs[out->loc];
+    if (!li->sb || !lo->sb || gi->bcount != 1 || go->bcount != 1 || in->op->dtype != out->op->dtype)
+        return 0;
+    if (gi->p0 != go->p0 || gi->p1 != go->p1 || gi->x0 != go->x0 || gi->x1 != go->x1) return 0;
+    vstore si = storage(v, in->loc, gi->b0), so = storage(v, out->loc, go->b0);
+    if (si.dp != so.dp || si.dx != so.dx) return 0;
+    uint32_t u = UINT32_MAX;
+    vspace_scan(si.sp, (uint32_t)(gi->p0 + si.dp), (uint32_t)(gi->p1 + si.dp), gi->x0 + si.dx, gi->x1 + si.dx,
+                uniform_piece, &u);
+    return u == UINT32_MAX || u == 0 ? 0 : v->values.v[u].root;
+}
+
+/* ---- one execution ------------------------------------------------------ */
+
+static sba_status exec_inst(verifier *v, const bir_inst *in)
+{
+    const vinst *vi = &v->insts[in->index];
+    uint32_t nops = vi->nins + vi->nouts;
+    uint64_t steps = 1;
+    for (uint32_t k = 0; k < nops; k++) {
+        sba_status s = eval(v, &v->ops[vi->op0 + k], &v->geo[k]);
+        if (s != SBA_OK) return s;
+        steps = sat_add(steps, (uint64_t)v->geo[k].bcount - 1);
+    }
+    v->steps = sat_add(v->steps, steps);
+    if (v->steps > v->max_steps)
+        return sba_err(v->err, SBA_ERR_LIMIT,
+                       "verify: function \"%s\" needs more than %llu simulation steps (instruction "
+                       "executions and operand blocks)",
+                       v->fn->name, (unsigned long long)v->max_steps);
+    if (vi->kind != INST_COPY)
+        for (uint32_t k = 0; k < vi->nins; k++) {
+            const xgeo *g = &v->geo[k];
+            for (int64_t b = 0; b < g->bcount; b++) {
+                sba_status s = check_read(v, &v->ops[vi->op0 + k], g, g->b0 + b * g->bstep);
+                if (s != SBA_OK) return s;
+            }
+        }
+    uint32_t root = 0;
+    if (vi->kind == INST_MOVE)
+        root = move_root(v, &v->ops[vi->op0], &v->geo[0], &v->ops[vi->op0 + 1], &v->geo[1]);
+    v->made.n = 0;
+    for (uint32_t k = vi->nins; k < nops; k++) {
+        const vop *o = &v->ops[vi->op0 + k];
+        const xgeo *g = &v->geo[k];
+        for (int64_t b = 0; b < g->bcount; b++) {
+            int64_t block = g->b0 + b * g->bstep;
+            const vop *src = NULL;
+            for (uint32_t j = 0; vi->kind == INST_COPY && j < vi->nins && !src; j++)
+                if (geo_has_block(&v->geo[j], block) && geo_contains(&v->geo[j], g)) src = &v->ops[vi->op0 + j];
+            sba_status s = src ? copy_block(v, src, o, g, block) : def_block(v, o, g, block, root);
+            if (s != SBA_OK) return s;
+        }
+    }
+    return SBA_OK;
+}
+
+/* ---- the walk ------------------------------------------------------------ */
+
+static int64_t iteration(const verifier *v, const frame *f)
+{
+    if (v->sampled && f->trip > SAMPLED_ITERATIONS && f->pos == SAMPLED_ITERATIONS - 1) return f->trip - 1;
+    return f->pos;
+}
+
+static sba_status simulate(verifier *v)
+{
+    const bir_function *fn = v->fn;
+    uint32_t nloops = 0;
+    for (uint32_t i = 0; i < fn->ninsts; i++) nloops += fn->insts[i]->opcode == BIR_OP_LOOP;
+    frame *fr = sba_arena_array(v->ar, (size_t)nloops + 1, sizeof *fr);
+    if (!fr) return nomem(v);
+    uint32_t nf = 0;
+    fr[nf++] = (frame){NULL, fn->blocks, fn->nblocks, 0, 0, 0, 1, 1};
+    while (nf) {
+        frame *f = &fr[nf - 1];
+        if (f->b == f->nblocks) {
+            if (f->loop) {
+                v->rep->points++; /* the loop end, once per iteration */
+                if (++f->pos < f->count) {
+                    f->b = f->i = 0;
+                    v->iter[f->loop->index] = iteration(v, f);
+                    continue;
+                }
+            }
+            nf--;
+            continue;
+        }
+        const bir_block *blk = f->blocks[f->b];
+        if (f->i == blk->ninsts) {
+            f->b++;
+            f->i = 0;
+            continue;
+        }
+        const bir_inst *in = blk->insts[f->i++];
+        v->rep->points++;
+        if (in->opcode == BIR_OP_LOOP) {
+            int64_t trip = bir_loop_trip_count(in);
+            int64_t count = v->sampled && trip > SAMPLED_ITERATIONS ? SAMPLED_ITERATIONS : trip;
+            if (count == 0) continue;
+            fr[nf++] = (frame){in, in->blocks, in->nblocks, 0, 0, 0, count, trip};
+            v->iter[in->index] = 0;
+            continue;
+        }
+        sba_status s = exec_inst(v, in);
+        if (s != SBA_OK) return s;
+    }
+    return SBA_OK;
+}
+
+/* ---- setup ---------------------------------------------------------------- */
+
+static sba_status index_sets(verifier *v)
+{
+    const bir_function *fn = v->fn;
+    uint32_t nlocs = 0;
+    for (uint32_t i = 0; i < fn->nsets; i++) nlocs += fn->sets[i]->nlocs;
+    v->nsets = fn->nsets;
+    v->nlocs = nlocs;
+    v->sets = sba_arena_array(v->ar, (size_t)fn->nsets + 1, sizeof *v->sets);
+    v->locs = sba_arena_array(v->ar, (size_t)nlocs + 1, sizeof *v->locs);
+    if (!v->sets || !v->locs) return nomem(v);
+    uint32_t li = 0;
+    for (uint32_t i = 0; i < fn->nsets; i++) {
+        const bir_set *s = fn->sets[i];
+        vset_info *si = &v->sets[i];
+        si->set = s;
+        si->parts = bir_set_partitions(s);
+        si->nblocks = bir_set_nblocks(s);
+        si->bpb = bir_set_bytes_per_block(s);
+        int64_t f = si->bpb / (int64_t)bir_dtype_size(s->dtype);
+        si->entry = bir_tensor_kind_is_input(s->kind) || s->kind == BIR_TK_CONST;
+        si->output = bir_tensor_kind_is_output(s->kind);
+        if (si->parts < 1 || si->parts > UINT32_MAX || si->nblocks < 1 || si->bpb < 1 ||
+            __builtin_mul_overflow(si->parts, f, &si->pf) || si->pf < 1)
+            return sba_err(v->err, SBA_ERR_LIMIT,
+                           "verify: tensor \"%s\" has a shape the verifier cannot simulate (%lld partitions "
+                           "x %lld blocks x %lld bytes)",
+                           s->name, (long long)si->parts, (long long)si->nblocks, (long long)si->bpb);
+        if (!vmap_put(&v->map, vkey_make(TAG_SET, 0, (int64_t)(uintptr_t)s), i)) return nomem(v);
+        for (uint32_t k = 0; k < s->nlocs; k++, li++) {
+            vloc_info *l = &v->locs[li];
+            l->loc = s->locs[k];
+            l->set = i;
+            l->set_pos = i;
+            l->loc_pos = k;
+            l->sb = l->loc->type == BIR_MEM_SB;
+            if (!vmap_put(&v->map, vkey_make(TAG_LOC, 0, (int64_t)(uintptr_t)l->loc), li)) return nomem(v);
+        }
+    }
+    return SBA_OK;
+}
+
+static bool is_memory(const bir_operand *op)
+{
+    return (op->kind == BIR_OPND_PHYSICAL_AP || op->kind == BIR_OPND_SYMBOLIC_AP) && op->set;
+}
+
+static bool moves_data(uint32_t opcode)
+{
+    return opcode == BIR_OP_TENSOR_COPY || opcode == BIR_OP_DMA_COPY || opcode == BIR_OP_DMA_LOAD ||
+           opcode == BIR_OP_DMA_STORE;
+}
+
+/* Footprints and modes of one operand; the static checks of its location. */
+static sba_status prepare_operand(verifier *v, const bir_inst *in, const bir_operand *op, vop *o)
+{
+    uint32_t si, li;
+    if (!vmap_get(&v->map, vkey_make(TAG_SET, 0, (int64_t)(uintptr_t)op->set), &si) ||
+        !vmap_get(&v->map, vkey_make(TAG_LOC, 0, (int64_t)(uintptr_t)op->loc), &li) || v->locs[li].set != si)
+        return sba_err(v->err, SBA_ERR_PROGRAM,
+                       "verify: instruction \"%s\" names a location that is not in its tensor \"%s\"",
+                       in->name, op->set->name);
+    *o = (vop){.in = in, .op = op, .loc = li, .set = si};
+    sba_status s = bir_operand_footprint(in, op, &o->whole, v->err);
+    if (s != SBA_OK) return s;
+    if (v->locs[li].sb) {
+        if ((s = check_location(v, li, in)) != SBA_OK || (s = check_operand_base(v, o)) != SBA_OK) return s;
+    }
+    o->first = o->whole;
+    bool runs = true;
+    for (uint32_t t = 0; t < op->nterms; t++) runs &= bir_loop_trip_count(op->terms[t].loop) > 0;
+    if (op->nterms && runs) {
+        if (!operand_offset(v, op, true, &o->off_first)) return overflow_error(v, o);
+        bir_operand t = folded(op, o->off_first);
+        if ((s = bir_operand_footprint(in, &t, &o->first, v->err)) != SBA_OK) return s;
+        bool same = o->first.part_lo == o->whole.part_lo && o->first.part_hi == o->whole.part_hi &&
+                    o->first.byte_lo == o->whole.byte_lo && o->first.byte_hi == o->whole.byte_hi;
+        o->mode = same ? OP_SHIFT : OP_DYNAMIC;
+    }
+    block_progression(&v->sets[si], op, &o->first, &o->b0, &o->bstep, &o->bcount);
+    return SBA_OK;
+}
+
+/* Steps of one execution of `in` (1 + the operands' extra blocks) and the
+ * executions of it, exhaustive and sampled. */
+static void inst_cost(const verifier *v, const bir_inst *in, uint64_t *ex, uint64_t *sa)
+{
+    const vinst *vi = &v->insts[in->index];
+    uint64_t one = 1;
+    for (uint32_t k = 0; k < vi->nins + vi->nouts; k++)
+        one = sat_add(one, (uint64_t)v->ops[vi->op0 + k].bcount - 1);
+    uint64_t me = 1, ms = 1;
+    for (const bir_block *b = in->parent; b && b->loop; b = b->loop->parent) {
+        uint64_t trip = (uint64_t)bir_loop_trip_count(b->loop);
+        me = sat_mul(me, trip);
+        ms = sat_mul(ms, trip < SAMPLED_ITERATIONS ? trip : SAMPLED_ITERATIONS);
+    }
+    *ex = sat_mul(me, one);
+    *sa = sat_mul(ms, one);
+}
+
+static sba_status prepare(verifier *v, const sba_verify_options *opts)
+{
+    const bir_function *fn = v->fn;
+    uint32_t nops = 0, maxops = 1;
+    for (uint32_t i = 0; i < fn->ninsts; i++) {
+        const bir_inst *in = fn->insts[i];
+        uint32_t n = 0;
+        for (uint32_t k = 0; k < in->nins; k++) n += is_memory(&in->ins[k]);
+        for (uint32_t k = 0; k < in->nouts; k++) n += is_memory(&in->outs[k]);
+        nops += n;
+        if (n > maxops) maxops = n;
+    }
+    v->ops = sba_arena_array(v->ar, (size_t)nops + 1, sizeof *v->ops);
+    v->insts = sba_arena_array(v->ar, (size_t)fn->ninsts + 1, sizeof *v->insts);
+    v->geo = sba_arena_array(v->ar, maxops, sizeof *v->geo);
+    v->iter = sba_arena_array(v->ar, (size_t)fn->ninsts + 1, sizeof *v->iter);
+    if (!v->ops || !v->insts || !v->geo || !v->iter) return nomem(v);
+
+    uint32_t at = 0;
+    uint64_t cost_ex = 0, cost_sa = 0;
+    for (uint32_t i = 0; i < fn->ninsts; i++) {
+        const bir_inst *in = fn->insts[i];
+        if (in->index != i)
+            return sba_err(v->err, SBA_ERR_USAGE, "verify: function \"%s\" is not indexed (instruction \"%s\")",
+                           fn->name, in->name);
+        vinst *vi = &v->insts[i];
+        vi->op0 = at;
+        for (uint32_t k = 0; k < in->nins; k++) {
+            if (!is_memory(&in->ins[k])) continue;
+            sba_status s = prepare_operand(v, in, &in->ins[k], &v->ops[at++]);
+            if (s != SBA_OK) return s;
+            vi->nins++;
+        }
+        for (uint32_t k = 0; k < in->nouts; k++) {
+            if (!is_memory(&in->outs[k])) continue;
+            sba_status s = prepare_operand(v, in, &in->outs[k], &v->ops[at++]);
+            if (s != SBA_OK) return s;
+            vi->nouts++;
+        }
+        bool one_set = vi->nins && vi->nouts;
+        for (uint32_t k = 1; k < vi->nins + vi->nouts; k++) one_set &= v->ops[vi->op0 + k].set == v->ops[vi->op0].set;
+        vi->kind = one_set ? INST_COPY
+                   : moves_data(in->opcode) && vi->nins == 1 && vi->nouts == 1 ? INST_MOVE
+                                                                               : INST_DEF;
+        if (in->opcode != BIR_OP_LOOP) {
+            uint64_t ex, sa;
+            inst_cost(v, in, &ex, &sa);
+            cost_ex = sat_add(cost_ex, ex);
+            cost_sa = sat_add(cost_sa, sa);
+        }
+    }
+
+    v->max_steps = opts && opts->max_steps ? opts->max_steps : SBA_VERIFY_MAX_STEPS;
+    if (cost_ex > v->max_steps) {
+        if ((opts && opts->no_sampling) || cost_sa > v->max_steps)
+            return sba_err(v->err, SBA_ERR_LIMIT,
+                           "verify: function \"%s\" needs %llu simulation steps%s, more than the limit of %llu",
+                           fn->name, (unsigned long long)(opts && opts->no_sampling ? cost_ex : cost_sa),
+                           opts && opts->no_sampling ? "" : " even with long loops sampled",
+                           (unsigned long long)v->max_steps);
+        v->sampled = true;
+        for (uint32_t i = 0; i < fn->ninsts; i++)
+            if (fn->insts[i]->opcode == BIR_OP_LOOP && bir_loop_trip_count(fn->insts[i]) > SAMPLED_ITERATIONS)
+                v->rep->sampled_loops++;
+    }
+    return SBA_OK;
+}
+
+/* Inputs and Const tensors placed in SB hold their entry values there. */
+static sba_status seed_entries(verifier *v)
+{
+    for (uint32_t li = 0; li < v->nlocs; li++) {
+        vloc_info *l = &v->locs[li];
+        const vset_info *s = &v->sets[l->set];
+        if (!l->sb || !s->entry || l->loc->addr == BIR_NO_ADDR || l->loc->base == BIR_NO_BASE) continue;
+        sba_status st = check_location(v, li, NULL);
+        if (st != SBA_OK) return st;
+        int64_t nb = l->n < s->nblocks ? l->n : s->nblocks;
+        for (int64_t k = 0; k < nb; k++) {
+            uint32_t e = entry_value(v, l->set, k);
+            vstore sto = storage(v, li, k);
+            if (!e || !store_write(v, &sto, 0, s->parts, 0, s->bpb, e, VSPACE_NO_WRITER)) return nomem(v);
+        }
+    }
+    return SBA_OK;
+}
+
+/* At the end, every output's final value must still be where it was last
+ * put (or in another of its locations). */
+static sba_status check_exit(verifier *v)
+{
+    for (uint32_t i = 0; i < v->lat.n; i++) {
+        const vlatest *l = &v->lat.v[i];
+        if (!v->sets[l->set].output || l->last_loc == NO_LOC) continue;
+        for (uint32_t k = 0; k < l->n; k++) {
+            const lentry *e = &l->e[k];
+            xgeo g = {e->p0, e->p1, e->x0, e->x1, l->block, 0, 1};
+            rcheck c;
+            bool skipped;
+            int rc = read_block(v, l->last_loc, l->block, &g, &c, &skipped);
+            if (rc < 0) return nomem(v);
+            v->rep->reads++;
+            v->rep->bytes += (uint64_t)(e->p1 - e->p0) * (uint64_t)(e->x1 - e->x0);
+            if (rc == 0) continue;
+            bool held = false;
+            const bir_set *set = v->sets[l->set].set;
+            for (uint32_t j = 0; j < set->nlocs && !held; j++) {
+                uint32_t li;
+                if (!vmap_get(&v->map, vkey_make(TAG_LOC, 0, (int64_t)(uintptr_t)set->locs[j]), &li) ||
+                    li == l->last_loc || (v->locs[li].sb && !v->locs[li].checked))
+                    continue;
+                rcheck c2;
+                int rc2 = read_block(v, li, l->block, &g, &c2, &skipped);
+                if (rc2 < 0) return nomem(v);
+                held = rc2 == 0;
+            }
+            if (held) continue;
+            char subject[320];
+            snprintf(subject, sizeof subject, "the end of function \"%s\"", v->fn->name);
+            return read_error(v, &c, subject, "needs output tensor", NULL, NULL, l->last_loc, l->block);
+        }
+    }
+    return SBA_OK;
+}
+
+/* ---- entry points ------------------------------------------------------- */
+
+sba_status sba_verify_function(const bir_function *fn, const sba_verify_options *opts,
+                               sba_verify_report *rep, sba_error *err)
+{
+    sba_error_clear(err);
+    sba_verify_report scratch;
+    if (!rep) {
+        memset(&scratch, 0, sizeof scratch);
+        rep = &scratch;
+    }
+    if (rep->functions == 0) rep->exhaustive = true;
+    if (!fn || !fn->module)
+        return sba_err(err, SBA_ERR_USAGE, "verify: a function of a loaded module is required");
+    sba_arena ar;
+    sba_arena_init(&ar, fn->module->arena ? fn->module->arena->a : NULL);
+    verifier v = {.fn = fn, .t = &fn->module->target, .err = err, .rep = rep, .ar = &ar};
+    vpool_init(&v.pool, &ar);
+    vmap_init(&v.map, &ar);
+    int64_t page = imax(SB_PAGE_BYTES, (v.t->sbuf_bytes + SB_MAX_PAGES - 1) / SB_MAX_PAGES);
+    sba_status s = SBA_OK;
+    uint32_t none = 0;
+    if (!vspace_init(&v.sb, &v.pool, 0, imax(v.t->sbuf_bytes, 1), v.t->partitions, 0, page) ||
+        !SBA_VEC_PUSH(&ar, &v.values, ((vvalue){none, VSPACE_NO_WRITER, 0, -1})))
+        s = nomem(&v);
+    if (s == SBA_OK) s = index_sets(&v);
+    if (s == SBA_OK) s = prepare(&v, opts);
+    if (s == SBA_OK) s = seed_entries(&v);
+    if (s == SBA_OK) s = simulate(&v);
+    if (s == SBA_OK) s = check_exit(&v);
+    if (s == SBA_OK && ar.failed) s = nomem(&v);
+    rep->functions++;
+    rep->steps += v.steps;
+    rep->segments += vspace_segments(&v.sb);
+    if (v.sampled) rep->exhaustive = false;
+    sba_arena_free(&ar);
+    return s;
+}
+
+sba_status sba_verify_module_opts(const bir_module *m, const sba_verify_options *opts,
+                                  sba_verify_report *rep, sba_error *err)
+{
+    sba_verify_report scratch;
+    if (!rep) rep = &scratch;
+    memset(rep, 0, sizeof *rep);
+    rep->exhaustive = true;
+    sba_error_clear(err);
+    for (uint32_t i = 0; i < m->nfns; i++) {
+        sba_status s = sba_verify_function(m->fns[i], opts, rep, err);
+        if (s != SBA_OK) return s;
+    }
+    return SBA_OK;
+}
+
+sba_status sba_verify_module(const bir_module *m, sba_verify_report *rep, sba_error *err)
+{
+    return sba_verify_module_opts(m, NULL, rep, err);
+}
