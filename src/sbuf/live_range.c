@@ -116,7 +116,8 @@ static sba_status note_shrink(sb_ctx *c, shrink_state *s, const bir_inst *in, co
         return SBA_OK;
     }
     if (!s->any) {
-        *s = (shrink_state){true, true, fp.block_loop, fp.block_coeff, fp.block};
+        /* keep ok: a plain access seen before the first axis-indexed one still disables */
+        *s = (shrink_state){s->ok, true, fp.block_loop, fp.block_coeff, fp.block};
     } else if (fp.block_loop != s->loop || fp.block_coeff != s->coeff || fp.block != s->first) {
         s->ok = false;
     }
@@ -165,8 +166,9 @@ static sba_status node_live_range(sb_ctx *c, live_state *ls, uint32_t r)
             return sba_err(c->err, SBA_ERR_MODEL, "pre-placed %s ends at byte %lld, beyond the SB size %lld",
                            nd->loc->name, (long long)(nd->addr + raw), (long long)c->t->sbuf_bytes);
     } else if (nd->bytes > c->t->sbuf_bytes) {
+        /* the aligned footprint: the raw one may be within the size and still not fit */
         return sba_err(c->err, SBA_ERR_ALLOC, "%s is too big for SB, requires %lld bytes with SB size %lld",
-                       nd->loc->name, (long long)raw, (long long)c->t->sbuf_bytes);
+                       nd->loc->name, (long long)nd->bytes, (long long)c->t->sbuf_bytes);
     }
     return SBA_OK;
 }
