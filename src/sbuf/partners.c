@@ -150,9 +150,11 @@ sba_status find_partners(sb_ctx *c)
     }
     int64_t cap = c->t->sbuf_bytes;
     bool too_large = false;
+    /* The seed's trace: the group count first, then each group's lines. */
+    for (uint32_t r = 0; r < c->n; r++) groups += c->info[r].rep == r && c->info[r].next_member != SB_NO_NODE;
+    sb_log(c, "found %u accumulation groups", groups);
     for (uint32_t r = 0; r < c->n; r++) {
         if (c->info[r].rep != r || c->info[r].next_member == SB_NO_NODE) continue;
-        groups++;
         uint32_t count = 0, largest = r;
         int64_t need = 0;
         for (uint32_t m = r; m != SB_NO_NODE; m = c->info[m].next_member) {
@@ -168,12 +170,13 @@ sba_status find_partners(sb_ctx *c)
         sb_log(c, "largest = %s", c->info[largest].loc->name);
         sb_log(c, "tensors = %u", count);
         sb_log(c, "requires %lld bytes/partition", (long long)need);
-        if (need > cap) too_large = true;
+        if (need > cap) {
+            sb_log(c, "accumulation group is too large for SB");
+            too_large = true;
+        }
     }
-    sb_log(c, "found %u accumulation groups", groups);
     if (too_large) {
         /* The Briggs-conservative gate: fall back to the uncoalesced graph. */
-        sb_log(c, "accumulation group is too large for SB");
         c->partners_enabled = false;
         for (uint32_t i = 0; i < c->n; i++) {
             c->info[i].rep = i;
