@@ -60,11 +60,11 @@ uint32_t sb_height_for_mask(int64_t p, uint32_t mask)
 {
     uint32_t best = SB_HEIGHTS, best_bands = 0;
     for (uint32_t h = 0; h < SB_HEIGHTS; h++) {
-        if ((int64_t)sb_height_band_width(h) < p) continue;
         /* A tensor narrower than its band would fit a smaller class too; only
-         * the classes the start-partition rule gives this height are valid. */
-        if (p > 32 && h <= 4) continue;
-        if (p > 64 && h <= 7) continue;
+         * the classes the start-partition rule gives this height are valid:
+         * 1-32 partitions 0-4, 33-64 5-7, 65-128 8. */
+        if ((int64_t)sb_height_band_width(h) < p) continue;
+        if (sb_height_band_width(h) != (p <= 32 ? 32u : p <= 64 ? 64u : 128u)) continue;
         if ((class_mask(h) & ~mask) != 0) continue;
         if (sb_height_bands(h) > best_bands) {
             best = h;
