@@ -354,14 +354,14 @@ Test(gen, simultaneously_live_preplaced_tensors_are_disjoint)
     bir_linear lin;
     sba_error err;
     cr_assert_eq(bir_linearize(fn, &ar, &lin, &err), SBA_OK);
-    enum { MAXP = 4096 };
     typedef struct rect {
         int64_t a0, a1, p0, p1;
         uint32_t lo, hi;
     } rect;
-    static rect r[MAXP];
+    rect *r = sba_arena_array(&ar, fn->nsets, sizeof *r);
+    cr_assert_not_null(r);
     uint32_t n = 0;
-    for (uint32_t s = 0; s < fn->nsets && n < MAXP; s++) {
+    for (uint32_t s = 0; s < fn->nsets; s++) {
         const bir_set *set = fn->sets[s];
         const bir_location *loc = set->locs[0];
         if (loc->addr == BIR_NO_ADDR || !set->storage.nwriters) continue;
