@@ -34,8 +34,9 @@ sba_status bir_function_reindex(bir_function *fn, sba_error *err)
     for (uint32_t i = 0; i < fn->ninsts; i++) loops += fn->insts[i]->opcode == BIR_OP_LOOP;
     typedef struct { bir_block *const *blocks; uint32_t nblocks, b, i; } frame;
     frame *st = sba_arena_array(ar, (size_t)loops + 2, sizeof *st);
-    bir_inst **out = sba_arena_array(ar, (size_t)fn->ninsts + 1, sizeof *out);
-    if (!st || !out) return sba_err(err, SBA_ERR_NOMEM, "out of memory");
+    bir_inst **out = NULL;
+    uint32_t cap = 0;
+    if (!st) return sba_err(err, SBA_ERR_NOMEM, "out of memory");
     uint32_t n = 0;
     st[n++] = (frame){fn->blocks, fn->nblocks, 0, 0};
     while (n) {
@@ -51,12 +52,15 @@ sba_status bir_function_reindex(bir_function *fn, sba_error *err)
             continue;
         }
         bir_inst *in = blk->insts[f->i++];
+        if (!sba_arena_grow(ar, (void **)&out, &cap, total + 1, sizeof *out))
+            return sba_err(err, SBA_ERR_NOMEM, "out of memory");
         in->index = total;
         out[total++] = in;
         if (in->opcode == BIR_OP_LOOP) st[n++] = (frame){in->blocks, in->nblocks, 0, 0};
     }
     fn->insts = out;
-    fn->ninsts = fn->capinsts = total;
+    fn->ninsts = total;
+    fn->capinsts = cap;
     return SBA_OK;
 }
 

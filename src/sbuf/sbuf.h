@@ -19,7 +19,8 @@
 #include "sballoc/bir.h"
 #include "sballoc/program.h"
 
-enum { SB_HEIGHTS = 9, SB_NO_NODE = UINT32_MAX };
+enum { SB_HEIGHTS = 9 };
+#define SB_NO_NODE UINT32_MAX
 
 /* How select chooses among free spots. */
 enum { SB_RULE_LOWEST = 0, SB_RULE_BEST_FIT = 1 };

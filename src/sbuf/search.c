@@ -1,11 +1,466 @@
-/* search_packing: the exact packer that runs before anything is spilled.
- * (Placeholder entry point: the complete search lands with its own tests.) */
+/* search_packing: a complete search for a placement before anything spills.
+ *
+ * When select leaves nodes unplaced although the lower bound fits, the
+ * function may still pack. This pass searches for a packing exactly, in the
+ * spirit of MiniMalloc (Moffitt, ASPLOS'23), generalized to SBUF's bands.
+ *
+ * The 2-D problem is four 1-D ones. Every base partition is a multiple of 32,
+ * so two placements share partitions iff they share a quarter band (each
+ * contains the first partition of every quarter it reaches). A node chooses an
+ * option — the quarters its height class allows at one base — and must take
+ * the same byte range in each of them.
+ *
+ * Time is cut into sections at every interval end point. The search keeps a
+ * floor per (quarter, section): the end of the highest node placed there.
+ * Any packing can be pushed down until every node rests on another, on a
+ * fixed rectangle or on 0; placed in order of address, each then lands at the
+ * maximum floor of its quarters and sections (bumped above fixed rectangles).
+ * So the search only builds such canonical packings:
+ *   - take the lowest floor f, at (quarter q, section k);
+ *   - branch on every unplaced node and option covering (q, k) that lands
+ *     exactly at f (largest first), and finally on leaving (q, k) empty at f,
+ *     which raises its floor to the next height a node could land there.
+ * Pruning: in every section, the bytes × quarters of the unplaced nodes must
+ * fit in the room above the floors. Independent parts — where the live set
+ * empties — are searched separately, and only the parts where select failed.
+ *
+ * The budget counts search nodes (default 4,000,000 per part, or
+ * options->search_budget), so the answer is the same on any machine. The
+ * report says whether the search packed, proved infeasibility or ran out.
+ *
+ * Requires: build, select. Produces: base/addr of every node of the parts it
+ * packs. Complexity: exponential in the worst case, bounded by the budget. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
 #include "sbuf/sbuf.h"
+
+enum { DEFAULT_BUDGET = 4000000, MAX_OPTIONS = 4, OUTCOME_PACKED = 1, OUTCOME_INFEASIBLE = 2,
+       OUTCOME_BUDGET = 3 };
+
+typedef struct sx_node {
+    uint32_t id;           /* sb node id */
+    uint32_t s0, s1;       /* sections covered, inclusive */
+    int64_t size;          /* aligned bytes */
+    uint32_t nopt;
+    uint8_t qmask[MAX_OPTIONS]; /* quarters of each option */
+    int32_t base[MAX_OPTIONS];
+    uint32_t weight;       /* quarters of its options (all the same) */
+} sx_node;
+
+typedef struct sx_fixed {
+    uint32_t s0, s1;
+    uint8_t qmask;
+    int64_t lo, hi;
+} sx_fixed;
+
+typedef struct cand {
+    uint32_t node, opt;
+} cand;
+
+typedef struct trail_entry {
+    uint32_t idx;
+    int64_t old;
+} trail_entry;
+
+typedef struct sx {
+    sb_ctx *c;
+    sx_node *nodes;
+    uint32_t n, nleft;
+    sx_fixed *fixed;
+    uint32_t nfixed;
+    uint32_t K, Q;         /* sections, quarters searched (1 when every node is full height) */
+    int64_t *floor;        /* [q * K + k] */
+    int64_t *rem;          /* per section: unplaced bytes × quarters */
+    uint32_t **cover;      /* per section: nodes covering it */
+    uint32_t *ncover;
+    uint32_t *ucount;      /* per section: unplaced nodes covering it */
+    bool *placed;
+    int64_t *off;
+    uint32_t *opt;
+    trail_entry *trail;
+    uint32_t ntrail, captrail;
+    struct cand **level;   /* candidate buffers, one per search depth */
+    uint32_t depth, maxcover;
+    int64_t cap, align;
+    uint64_t visited, budget;
+    bool exhausted;
+} sx;
+
+static int64_t align_up(int64_t x, int64_t a) { return (x + a - 1) / a * a; }
+
+/* Where node i with option o would land: the highest floor under it, bumped
+ * above any fixed rectangle in its way. cap + 1 when it does not fit. */
+static int64_t land(const sx *S, uint32_t i, uint32_t o)
+{
+    const sx_node *nd = &S->nodes[i];
+    int64_t off = 0;
+    for (uint32_t q = 0; q < S->Q; q++) {
+        if (!(nd->qmask[o] & (1u << q))) continue;
+        const int64_t *f = &S->floor[(size_t)q * S->K];
+        for (uint32_t k = nd->s0; k <= nd->s1; k++)
+            if (f[k] > off) off = f[k];
+    }
+    for (bool moved = S->nfixed > 0; moved;) {
+        moved = false;
+        for (uint32_t x = 0; x < S->nfixed; x++) {
+            const sx_fixed *fx = &S->fixed[x];
+            if (!(fx->qmask & nd->qmask[o]) || fx->s1 < nd->s0 || nd->s1 < fx->s0) continue;
+            if (off < fx->hi && fx->lo < off + nd->size) {
+                off = align_up(fx->hi, S->align);
+                moved = true;
+            }
+        }
+    }
+    return off + nd->size <= S->cap ? off : S->cap + 1;
+}
+
+static bool set_floor(sx *S, uint32_t idx, int64_t v)
+{
+    if (!sba_arena_grow(&S->c->ar, (void **)&S->trail, &S->captrail, S->ntrail + 1, sizeof *S->trail))
+        return false;
+    S->trail[S->ntrail++] = (trail_entry){idx, S->floor[idx]};
+    S->floor[idx] = v;
+    return true;
+}
+
+static void undo_to(sx *S, uint32_t mark)
+{
+    while (S->ntrail > mark) {
+        trail_entry *t = &S->trail[--S->ntrail];
+        S->floor[t->idx] = t->old;
+    }
+}
+
+/* The room above the floors still holds the unplaced demand of section k. */
+static bool section_ok(const sx *S, uint32_t k)
+{
+    int64_t room = 0;
+    for (uint32_t q = 0; q < S->Q; q++) room += S->cap - S->floor[(size_t)q * S->K + k];
+    return S->rem[k] <= room;
+}
+
+static void mark_placed(sx *S, uint32_t i, bool placed)
+{
+    const sx_node *nd = &S->nodes[i];
+    S->placed[i] = placed;
+    S->nleft += placed ? -1u : 1u;
+    for (uint32_t k = nd->s0; k <= nd->s1; k++) {
+        S->rem[k] += placed ? -(int64_t)(nd->size * nd->weight) : (int64_t)(nd->size * nd->weight);
+        S->ucount[k] += placed ? -1u : 1u;
+    }
+}
+
+
+static int dfs(sx *S);
+
+static int place_and_recurse(sx *S, uint32_t i, uint32_t o, int64_t at)
+{
+    const sx_node *nd = &S->nodes[i];
+    uint32_t mark = S->ntrail;
+    bool ok = true;
+    for (uint32_t q = 0; q < S->Q && ok; q++) {
+        if (!(nd->qmask[o] & (1u << q))) continue;
+        for (uint32_t k = nd->s0; k <= nd->s1 && ok; k++) ok = set_floor(S, q * S->K + k, at + nd->size);
+    }
+    if (!ok) return -1;
+    mark_placed(S, i, true);
+    S->off[i] = at;
+    S->opt[i] = o;
+    int r = 0;
+    bool bound_ok = true;
+    for (uint32_t k = nd->s0; k <= nd->s1 && bound_ok; k++) bound_ok = section_ok(S, k);
+    /* every unplaced node that meets the raised floors must still fit */
+    for (uint32_t k = nd->s0; k <= nd->s1 && bound_ok; k++)
+        for (uint32_t x = 0; x < S->ncover[k] && bound_ok; x++) {
+            uint32_t j = S->cover[k][x];
+            if (S->placed[j] || (k > nd->s0 && S->nodes[j].s0 < k)) continue; /* checked already */
+            bool fits = false;
+            for (uint32_t oo = 0; oo < S->nodes[j].nopt && !fits; oo++) fits = land(S, j, oo) <= S->cap;
+            bound_ok = fits;
+        }
+    if (bound_ok) {
+        S->depth++;
+        r = dfs(S);
+        S->depth--;
+    } else {
+        r = 0;
+    }
+    if (r != 1) {
+        mark_placed(S, i, false);
+        undo_to(S, mark);
+    }
+    return r;
+}
+
+/* 1 packed, 0 no packing below this state, -1 out of memory or budget. */
+static int dfs(sx *S)
+{
+    if (S->nleft == 0) return 1;
+    if (++S->visited > S->budget) {
+        S->exhausted = true;
+        return -1;
+    }
+    uint32_t mark = S->ntrail;
+    for (;;) {
+        /* the lowest floor among sections that still have unplaced nodes */
+        int64_t f = S->cap + 1;
+        for (uint32_t k = 0; k < S->K; k++) {
+            if (!S->ucount[k]) continue;
+            for (uint32_t q = 0; q < S->Q; q++)
+                if (S->floor[(size_t)q * S->K + k] < f) f = S->floor[(size_t)q * S->K + k];
+        }
+        if (f >= S->cap) {
+            undo_to(S, mark);
+            return 0; /* nodes remain but no room anywhere */
+        }
+        if (!S->level[S->depth] &&
+            !(S->level[S->depth] = sba_arena_array(&S->c->ar, (size_t)S->maxcover * MAX_OPTIONS + 1, sizeof(cand))))
+            return -1;
+        /* Fail first: among the places at floor f, the one with the fewest
+         * candidates landing there (none: it must stay empty). */
+        cand *cs = S->level[S->depth];
+        uint32_t bq = 0, bk = UINT32_MAX, nc = UINT32_MAX, usable = 0;
+        int64_t next = S->cap;
+        for (uint32_t k = 0; k < S->K && nc > 0; k++) {
+            if (!S->ucount[k]) continue;
+            for (uint32_t q = 0; q < S->Q && nc > 0; q++) {
+                if (S->floor[(size_t)q * S->K + k] != f) continue;
+                uint32_t n = 0, use = 0;
+                int64_t nx = S->cap;
+                for (uint32_t x = 0; x < S->ncover[k]; x++) {
+                    uint32_t i = S->cover[k][x];
+                    if (S->placed[i]) continue;
+                    for (uint32_t o = 0; o < S->nodes[i].nopt; o++) {
+                        if (!(S->nodes[i].qmask[o] & (1u << q))) continue;
+                        use++;
+                        int64_t at = land(S, i, o);
+                        if (at == f) n++;
+                        else if (at > f && at < nx) nx = at;
+                    }
+                }
+                if (n < nc) {
+                    nc = n, bq = q, bk = k, usable = use, next = nx;
+                }
+            }
+        }
+        /* collect the chosen place's candidates, in node (size) order */
+        nc = 0;
+        for (uint32_t x = 0; x < S->ncover[bk]; x++) {
+            uint32_t i = S->cover[bk][x];
+            if (S->placed[i]) continue;
+            for (uint32_t o = 0; o < S->nodes[i].nopt; o++)
+                if ((S->nodes[i].qmask[o] & (1u << bq)) && land(S, i, o) == f) cs[nc++] = (cand){i, o};
+        }
+        if (usable == 0) {
+            /* nothing unplaced can ever use (bq, bk): close it */
+            if (!set_floor(S, bq * S->K + bk, S->cap)) return -1;
+            continue;
+        }
+        /* branch: each candidate (they are in size order already) */
+        for (uint32_t x = 0; x < nc; x++) {
+            int r = place_and_recurse(S, cs[x].node, cs[x].opt, f);
+            if (r != 0) return r;
+        }
+        /* branch: (bq, bk) stays empty at f */
+        if (!set_floor(S, bq * S->K + bk, next)) return -1;
+        if (!section_ok(S, bk)) {
+            undo_to(S, mark);
+            return 0;
+        }
+        if (++S->visited > S->budget) {
+            S->exhausted = true;
+            return -1;
+        }
+    }
+}
+
+/* ---- setting up one part ------------------------------------------------ */
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static uint32_t section_of(const uint64_t *pts, uint32_t np, uint64_t t)
+{
+    uint32_t lo = 0, hi = np;
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) / 2;
+        if (pts[mid] <= t) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo - 1;
+}
+
+static uint8_t quarters_at(int32_t base, int64_t partitions)
+{
+    uint8_t m = 0;
+    for (int32_t q = 0; q < SBA_BANDS; q++)
+        if (q * 32 < base + partitions && base < (q + 1) * 32) m |= (uint8_t)(1u << q);
+    return m;
+}
+
+/* The candidate orders of the portfolio: larger area first; earlier start
+ * first; later end first (then longer, then id). */
+enum { ORDER_AREA = 0, ORDER_START, ORDER_END, ORDER_COUNT };
+
+/* Sort key: larger key first, then longer, then id. */
+typedef struct order_key {
+    int64_t area;
+    uint32_t len, idx;
+} order_key;
+
+static int cmp_key(const void *a, const void *b)
+{
+    const order_key *x = a, *y = b;
+    if (x->area != y->area) return x->area > y->area ? -1 : 1;
+    if (x->len != y->len) return x->len > y->len ? -1 : 1;
+    return x->idx < y->idx ? -1 : 1;
+}
+
+/* Searches one part: the nodes ids[0..n) (representatives, some precoloured). */
+static int search_part(sb_ctx *c, const uint32_t *ids, uint32_t n, uint32_t mode, uint64_t budget)
+{
+    sba_arena *ar = &c->ar;
+    sx S = {.c = c, .cap = c->t->sbuf_bytes, .align = c->t->sbuf_align, .budget = budget};
+    uint64_t *pts = sba_arena_array(ar, (size_t)2 * n + 1, sizeof *pts);
+    S.nodes = sba_arena_array(ar, (size_t)n + 1, sizeof *S.nodes);
+    S.fixed = sba_arena_array(ar, (size_t)n + 1, sizeof *S.fixed);
+    order_key *keys = sba_arena_array(ar, (size_t)n + 1, sizeof *keys);
+    if (!pts || !S.nodes || !S.fixed || !keys) return -1;
+    uint32_t np = 0;
+    bool all_full = true;
+    for (uint32_t x = 0; x < n; x++) {
+        const sb_node *nd = &c->info[ids[x]];
+        pts[np++] = nd->start;
+        pts[np++] = (uint64_t)nd->end + 1;
+        if (nd->precoloured || nd->partitions <= 64) all_full = false;
+    }
+    qsort(pts, np, sizeof *pts, cmp_u64);
+    uint32_t u = 0;
+    for (uint32_t x = 0; x < np; x++)
+        if (!u || pts[x] != pts[u - 1]) pts[u++] = pts[x];
+    S.K = u - 1;
+    S.Q = all_full ? 1 : SBA_BANDS;
+    uint32_t nn = 0;
+    for (uint32_t x = 0; x < n; x++) {
+        const sb_node *nd = &c->info[ids[x]];
+        uint32_t s0 = section_of(pts, u, nd->start), s1 = section_of(pts, u, (uint64_t)nd->end + 1) - 1;
+        if (nd->precoloured) {
+            S.fixed[S.nfixed++] = (sx_fixed){s0, s1, quarters_at(nd->base, nd->partitions), nd->addr,
+                                             nd->addr + nd->bytes};
+            continue;
+        }
+        sx_node *sn = &S.nodes[nn];
+        *sn = (sx_node){.id = ids[x], .s0 = s0, .s1 = s1, .size = nd->bytes};
+        for (uint32_t k = 0; k < sb_height_bands(nd->height); k++) {
+            int32_t base = (int32_t)sb_height_band_start(nd->height, k);
+            if (!(nd->base_mask & (1u << (base / 32))) || base + nd->partitions > c->t->partitions) continue;
+            sn->base[sn->nopt] = base;
+            sn->qmask[sn->nopt] = all_full ? 1 : quarters_at(base, nd->partitions);
+            sn->nopt++;
+        }
+        sn->weight = (uint32_t)__builtin_popcount(sn->qmask[0]);
+        int64_t area = nd->bytes * sn->weight;
+        keys[nn] = (order_key){mode == ORDER_AREA ? area : mode == ORDER_START ? -(int64_t)nd->start
+                                                                            : (int64_t)nd->end,
+                               nd->end - nd->start, nn};
+        nn++;
+    }
+    /* Nodes in size order, so that candidates come out largest first. */
+    qsort(keys, nn, sizeof *keys, cmp_key);
+    sx_node *sorted = sba_arena_array(ar, (size_t)nn + 1, sizeof *sorted);
+    if (!sorted) return -1;
+    for (uint32_t x = 0; x < nn; x++) sorted[x] = S.nodes[keys[x].idx];
+    S.nodes = sorted;
+    S.n = S.nleft = nn;
+    S.floor = sba_arena_array(ar, (size_t)S.Q * S.K + 1, sizeof *S.floor);
+    S.rem = sba_arena_array(ar, (size_t)S.K + 1, sizeof *S.rem);
+    S.ncover = sba_arena_array(ar, (size_t)S.K + 1, sizeof *S.ncover);
+    S.ucount = sba_arena_array(ar, (size_t)S.K + 1, sizeof *S.ucount);
+    S.cover = sba_arena_array(ar, (size_t)S.K + 1, sizeof *S.cover);
+    S.placed = sba_arena_array(ar, (size_t)nn + 1, sizeof *S.placed);
+    S.off = sba_arena_array(ar, (size_t)nn + 1, sizeof *S.off);
+    S.opt = sba_arena_array(ar, (size_t)nn + 1, sizeof *S.opt);
+    if (!S.floor || !S.rem || !S.ncover || !S.ucount || !S.cover || !S.placed || !S.off || !S.opt) return -1;
+    for (uint32_t i = 0; i < nn; i++) {
+        for (uint32_t k = S.nodes[i].s0; k <= S.nodes[i].s1; k++) {
+            S.ncover[k]++;
+            S.rem[k] += S.nodes[i].size * S.nodes[i].weight;
+        }
+    }
+    S.level = sba_arena_array(ar, (size_t)nn + 2, sizeof *S.level);
+    if (!S.level) return -1;
+    for (uint32_t k = 0; k < S.K; k++) {
+        if (S.ncover[k] > S.maxcover) S.maxcover = S.ncover[k];
+        S.cover[k] = sba_arena_array(ar, (size_t)S.ncover[k] + 1, sizeof **S.cover);
+        if (!S.cover[k]) return -1;
+        S.ucount[k] = S.ncover[k];
+        S.ncover[k] = 0;
+    }
+    for (uint32_t i = 0; i < nn; i++)
+        for (uint32_t k = S.nodes[i].s0; k <= S.nodes[i].s1; k++) S.cover[k][S.ncover[k]++] = i;
+    bool bound_ok = true;
+    for (uint32_t k = 0; k < S.K; k++) bound_ok &= section_ok(&S, k);
+    int r = bound_ok ? dfs(&S) : 0;
+    c->rep->search_nodes += S.visited;
+    if (r == 1) {
+        for (uint32_t i = 0; i < nn; i++) {
+            sb_node *nd = &c->info[S.nodes[i].id];
+            nd->base = S.nodes[i].base[S.opt[i]];
+            nd->addr = S.off[i];
+            nd->placed = true;
+            nd->spill = false;
+        }
+        return OUTCOME_PACKED;
+    }
+    return S.exhausted ? OUTCOME_BUDGET : r == 0 ? OUTCOME_INFEASIBLE : -1;
+}
 
 bool search_packing(sb_ctx *c, const uint32_t *order, uint32_t norder)
 {
-    (void)c;
     (void)order;
     (void)norder;
-    return false;
+    /* Parts: representatives sorted by start; a part ends where the live set empties. */
+    uint32_t *ids = sba_arena_array(&c->ar, (size_t)c->n + 1, sizeof *ids), m = 0;
+    order_key *keys = sba_arena_array(&c->ar, (size_t)c->n + 1, sizeof *keys);
+    if (!ids || !keys) return false;
+    for (uint32_t i = 0; i < c->n; i++)
+        if (c->info[i].rep == i) keys[m] = (order_key){-(int64_t)c->info[i].start, 0, i}, m++;
+    qsort(keys, m, sizeof *keys, cmp_key); /* -start descending = start ascending */
+    for (uint32_t x = 0; x < m; x++) ids[x] = keys[x].idx;
+    bool all = true;
+    uint32_t outcome = 0;
+    for (uint32_t a = 0; a < m;) {
+        uint32_t b = a + 1, reach = c->info[ids[a]].end;
+        bool failed = c->info[ids[a]].spill;
+        while (b < m && c->info[ids[b]].start <= reach) {
+            if (c->info[ids[b]].end > reach) reach = c->info[ids[b]].end;
+            failed |= c->info[ids[b]].spill;
+            b++;
+        }
+        if (failed) {
+            /* A portfolio of orders, each with a share of the budget: which
+             * order finds a packing fast differs from instance to instance. */
+            uint64_t budget = c->o->search_budget ? c->o->search_budget : DEFAULT_BUDGET;
+            int r = OUTCOME_BUDGET;
+            for (uint32_t mode = 0; mode < ORDER_COUNT && r == OUTCOME_BUDGET; mode++) {
+                r = search_part(c, ids + a, b - a, mode, budget / ORDER_COUNT);
+                if (r < 0) r = OUTCOME_BUDGET;
+            }
+            sb_log(c, "search: part of %u nodes %s after %llu search nodes", b - a,
+                   r == OUTCOME_PACKED ? "packed" : r == OUTCOME_INFEASIBLE ? "proved infeasible"
+                                                                            : "exhausted its budget",
+                   (unsigned long long)c->rep->search_nodes);
+            if (r != OUTCOME_PACKED) all = false;
+            if (r > (int)outcome) outcome = (uint32_t)r;
+            if (r < 0) outcome = OUTCOME_BUDGET;
+        }
+        a = b;
+    }
+    c->rep->search_outcome = outcome;
+    return all;
 }

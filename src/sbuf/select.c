@@ -78,7 +78,7 @@ bool select_node(sb_ctx *c, uint32_t i)
     for (uint32_t k = 0; k < sb_height_bands(nd->height); k++) {
         int32_t base = (int32_t)sb_height_band_start(nd->height, k);
         if (!(nd->base_mask & (1u << (base / 32))) || base + nd->partitions > c->t->partitions) continue;
-        int64_t addr, gap;
+        int64_t addr = 0, gap = 0;
         if (!spot_in_band(c, i, base, &addr, &gap)) continue;
         bool better = !found || (c->rule == SB_RULE_BEST_FIT && gap != best_gap ? gap < best_gap
                                                                                 : addr < best_addr);
