@@ -20,7 +20,7 @@ typedef struct cli_command {
 /* Prints "sballoc: FILE:LINE:COL: error: MSG" (or with the JSON path) and
  * returns the exit code the error deserves. */
 int cli_report(const char *file, const sba_error *err);
-int cli_usage_error(const char *cmd, const char *fmt, ...);
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Loads FILE ("-" = stdin); prints the error and returns NULL on failure. */
 bir_module *cli_load(const char *file, int *exit_code);
 
