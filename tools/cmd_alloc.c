@@ -50,6 +50,10 @@ static void print_report(FILE *f, const sba_alloc_report *r, bool analyze)
                        "remats %u\n",
                     fr->iterations, fr->spilled, (unsigned long long)fr->spilled_bytes, fr->stores, fr->reloads,
                     fr->remats);
+            static const char *const outcomes[] = {"not needed", "packed", "proved infeasible",
+                                                   "exhausted its budget"};
+            fprintf(f, "  exact search: %s (%llu search nodes)\n", outcomes[fr->search_outcome & 3],
+                    (unsigned long long)fr->search_nodes);
         }
         fprintf(f, "  time:");
         for (int p = 0; p < SBA_PHASE_COUNT; p++)
