@@ -93,6 +93,16 @@ static bir_location *new_location(sb_ctx *c, bir_set *set, const char *base, uin
     return bir_set_build_tensor_id_map(set, c->err) == SBA_OK ? loc : NULL;
 }
 
+static bool same_access(const bir_operand *x, const bir_operand *y)
+{
+    if (x->offset != y->offset || x->dtype != y->dtype || x->ndims != y->ndims || x->nterms != y->nterms)
+        return false;
+    if (memcmp(x->ap, y->ap, x->ndims * sizeof *x->ap) != 0) return false;
+    for (uint32_t i = 0; i < x->nterms; i++)
+        if (x->terms[i].loop != y->terms[i].loop || x->terms[i].coeff != y->terms[i].coeff) return false;
+    return true;
+}
+
 static sba_status spill_location(spill_state *s, sb_node *nd, bir_location *L)
 {
     sb_ctx *c = s->c;
@@ -112,9 +122,10 @@ static sba_status spill_location(spill_state *s, sb_node *nd, bir_location *L)
     uint32_t nw = L->storage.nwriters, nr = L->storage.nreaders;
     bir_access *w = sba_arena_array(&c->ar, (size_t)nw + 1, sizeof *w);
     bir_access *r = sba_arena_array(&c->ar, (size_t)nr + 1, sizeof *r);
-    if (!w || !r) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory");
-    memcpy(w, L->storage.writers, nw * sizeof *w);
-    memcpy(r, L->storage.readers, nr * sizeof *r);
+    bir_location **tmps = sba_arena_array(&c->ar, (size_t)nr + 1, sizeof *tmps);
+    if (!w || !r || !tmps) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory");
+    if (nw) memcpy(w, L->storage.writers, nw * sizeof *w); /* an empty list may be NULL */
+    if (nr) memcpy(r, L->storage.readers, nr * sizeof *r);
     for (uint32_t k = 0; k < nw; k++) {
         bir_inst *def = w[k].inst;
         if (nd->load_src) {
@@ -134,6 +145,15 @@ static sba_status spill_location(spill_state *s, sb_node *nd, bir_location *L)
     for (uint32_t k = 0; k < nr; k++) {
         bir_inst *use = r[k].inst;
         bir_operand *op = &use->ins[r[k].operand];
+        /* An instruction reading L twice through one pattern needs one reload:
+         * two would hold the same value twice over. Its reads are adjacent. */
+        uint32_t j = k;
+        while (j > 0 && r[j - 1].inst == use && !same_access(&use->ins[r[j - 1].operand], op)) j--;
+        if (j > 0 && r[j - 1].inst == use) {
+            op->loc = tmps[j - 1];
+            tmps[k] = tmps[j - 1];
+            continue;
+        }
         snprintf(base, sizeof base, "%s.reload", L->name);
         bir_location *tmp = new_location(c, S, base, BIR_MEM_SB, BIR_LOC_RELOAD_TEMP);
         if (!tmp) return c->err->code;
@@ -146,6 +166,7 @@ static sba_status spill_location(spill_state *s, sb_node *nd, bir_location *L)
         bir_inst *ld = dma(c, base, BIR_OP_DMA_LOAD, &from, &into);
         if (!ld || anchor(s, use, ld, false) != SBA_OK) return c->err->code;
         op->loc = tmp;
+        tmps[k] = tmp;
         c->rep->reloads++;
     }
     L->alloc_flags |= BIR_LOC_SPILLED_DEF;
