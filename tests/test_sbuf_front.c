@@ -965,6 +965,8 @@ Test(geometry, node_height_classes)
         cr_assert_eq(nd->height, want[k].height, "%s: class %u", want[k].name, nd->height);
         cr_assert_eq(nd->band_width, want[k].band, "%s: band %u", want[k].name, nd->band_width);
     }
+    cr_assert_eq(f.rep.precoloured, 7);
+    cr_assert_eq(f.rep.nodes, 10);
     fx_free(&f);
 }
 

@@ -43,7 +43,7 @@ sba_status renumber_locations(sb_ctx *c)
         }
     c->info = sba_arena_array(&c->ar, (size_t)n + 1, sizeof *c->info);
     if (!c->info) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory");
-    uint32_t id = 0;
+    uint32_t id = 0, fixed_nodes = 0;
     for (uint32_t s = 0; s < fn->nsets; s++) {
         bir_set *set = fn->sets[s];
         bool output = bir_tensor_kind_is_output(set->kind);
@@ -98,11 +98,15 @@ sba_status renumber_locations(sb_ctx *c)
                                    loc->name, (long long)nd->partitions);
             }
             nd->band_width = sb_height_band_width(nd->height);
+            fixed_nodes += fixed;
             loc->node = id++;
         }
     }
     c->n = id;
-    if (c->rep) c->rep->nodes = id;
+    if (c->rep) {
+        c->rep->nodes = id;
+        c->rep->precoloured = fixed_nodes;
+    }
     sb_log(c, "renumber locations: %u nodes (SbRenumberLocationsCount)", id);
     return SBA_OK;
 }
