@@ -3,6 +3,7 @@
  * rejected with an exact message; the ownership map against a brute-force
  * byte array; loop sampling and the step limit. */
 #include <criterion/criterion.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -291,4 +292,316 @@ Test(verify, ownership_map_matches_brute_force)
     }
     cr_assert_leq(vspace_segments(&sp), distinct);
     sba_arena_free(&ar);
+}
+
+/* ---- random programs against a per-byte brute force ------------------------
+ *
+ * Small random kernels (partial rectangles, modulo live_n, spill-like copies
+ * between a tensor's own locations, one loop whose axis picks blocks) with
+ * random placements on a 2 KiB SBUF. The brute force keeps one value id per
+ * byte of every partition and, per tensor block, the id each byte should
+ * hold; its verdict and failing instruction must match the verifier's. */
+
+enum { RB_SB = 2048, RB_MAXT = 6, RB_MAXI = 24, RB_MAXP = 128, RB_MAXX = 64, RB_MAXB = 4 };
+
+typedef struct rb_opnd {
+    int set;          /* tensor index; -1: the input x; -2: the output y */
+    int loc;          /* 0 "m" (SB), 1 "h" (DRAM home), 2 "r" (SB) */
+    int block;        /* constant block, or -1: the loop's iteration */
+    int p0, p1, x0, x1; /* relative rectangle (bytes) */
+} rb_opnd;
+
+typedef struct rb_inst {
+    const char *opcode;
+    rb_opnd ins[2], out;
+    int nins;
+    bool in_loop;
+} rb_inst;
+
+typedef struct rb_tensor {
+    int nb, parts, fel;        /* blocks, partitions, fp32 elements per block row */
+    int base[3], addr[3], live[3];
+} rb_tensor;
+
+typedef struct rb_prog {
+    rb_tensor t[RB_MAXT];
+    int nt;
+    rb_inst in[RB_MAXI];
+    int ni, loop_lo, loop_hi, trip; /* instructions [loop_lo, loop_hi) form the loop */
+} rb_prog;
+
+static int rb_pick(uint64_t *s, int n) { return (int)(rng_next(s) % (uint64_t)n); }
+
+static void rb_rect(uint64_t *s, const rb_tensor *t, rb_opnd *o, bool full)
+{
+    int bpb = t->fel * 4, shape = full ? 0 : rb_pick(s, 5);
+    o->p0 = 0, o->p1 = t->parts, o->x0 = 0, o->x1 = bpb;
+    if (shape == 1) o->x1 = bpb / 2;
+    if (shape == 2) o->x0 = bpb / 2;
+    /* Partition halves only where the half starts at an allowed partition. */
+    if (shape == 3 && t->parts > 32) o->p1 = t->parts / 2;
+    if (shape == 4 && t->parts > 32) o->p0 = t->parts / 2;
+}
+
+static void rb_block(uint64_t *s, const rb_prog *g, const rb_tensor *t, rb_opnd *o, bool in_loop)
+{
+    o->block = in_loop && t->nb == g->trip && rb_pick(s, 3) ? -1 : rb_pick(s, t->nb);
+}
+
+static void rb_generate(uint64_t *s, rb_prog *g)
+{
+    memset(g, 0, sizeof *g);
+    g->nt = 3 + rb_pick(s, RB_MAXT - 2);
+    g->trip = 2 + rb_pick(s, 3);
+    bool packed = rb_pick(s, 2);
+    int next = 0;
+    for (int i = 0; i < g->nt; i++) {
+        rb_tensor *t = &g->t[i];
+        static const int nbs[] = {1, 2, 4}, ps[] = {32, 64, 128}, fs[] = {8, 16};
+        t->nb = rb_pick(s, 2) ? g->trip : nbs[rb_pick(s, 3)];
+        t->parts = ps[rb_pick(s, 3)];
+        t->fel = fs[rb_pick(s, 2)];
+        for (int l = 0; l < 3; l += 2) {
+            int bpb = t->fel * 4;
+            t->live[l] = 1 + rb_pick(s, t->nb);
+            int bases = t->parts > 64 ? 1 : t->parts > 32 ? 2 : 4;
+            t->base[l] = rb_pick(s, bases) * (128 / bases);
+            int span = t->live[l] * bpb;
+            if (l == 2 && rb_pick(s, 4) == 0 && t->addr[0] + 32 + span <= RB_SB) {
+                /* The second location overlaps the first, shifted: the
+                 * same tensor's bytes at two relative offsets. */
+                t->base[2] = t->base[0];
+                t->addr[2] = t->addr[0] + 32;
+            } else if (packed && next + span <= RB_SB) {
+                t->addr[l] = next;
+                next += span;
+            } else {
+                t->addr[l] = 32 * rb_pick(s, (RB_SB - span) / 32 + 1);
+            }
+        }
+    }
+    g->ni = 6 + rb_pick(s, RB_MAXI - 6);
+    g->loop_lo = rb_pick(s, g->ni / 2);
+    g->loop_hi = rb_pick(s, 2) ? g->loop_lo : g->loop_lo + 2 + rb_pick(s, g->ni - g->loop_lo - 1);
+    if (g->loop_hi > g->ni) g->loop_hi = g->ni;
+    for (int k = 0; k < g->ni; k++) {
+        rb_inst *in = &g->in[k];
+        in->in_loop = k >= g->loop_lo && k < g->loop_hi;
+        int kind = rb_pick(s, 10), a = rb_pick(s, g->nt);
+        const rb_tensor *ta = &g->t[a];
+        if (kind < 4) { /* load x -> a */
+            in->opcode = "DMALoad";
+            in->out = (rb_opnd){.set = a, .loc = rb_pick(s, 2) * 2};
+            rb_block(s, g, ta, &in->out, in->in_loop);
+            rb_rect(s, ta, &in->out, false);
+            in->ins[0] = (rb_opnd){.set = -1, .block = 0};
+            in->nins = 1;
+        } else if (kind < 7) { /* compute b, c -> a */
+            int b = rb_pick(s, g->nt), c = rb_pick(s, g->nt);
+            in->opcode = "TensorTensor";
+            in->out = (rb_opnd){.set = a, .loc = rb_pick(s, 2) * 2};
+            in->ins[0] = (rb_opnd){.set = b, .loc = rb_pick(s, 2) * 2};
+            in->ins[1] = (rb_opnd){.set = c, .loc = rb_pick(s, 2) * 2};
+            in->nins = 2;
+            rb_block(s, g, ta, &in->out, in->in_loop);
+            rb_rect(s, ta, &in->out, false);
+            for (int j = 0; j < 2; j++) {
+                rb_block(s, g, &g->t[in->ins[j].set], &in->ins[j], in->in_loop);
+                rb_rect(s, &g->t[in->ins[j].set], &in->ins[j], false);
+            }
+        } else if (kind < 9) { /* spill-like copy between a's own locations */
+            static const int moves[][2] = {{0, 1}, {2, 1}, {1, 0}, {1, 2}, {0, 2}, {2, 0}};
+            const int *mv = moves[rb_pick(s, 6)];
+            in->opcode = mv[1] == 1 ? "DMAStore" : mv[0] == 1 ? "DMALoad" : "TensorCopy";
+            in->ins[0] = (rb_opnd){.set = a, .loc = mv[0]};
+            rb_block(s, g, ta, &in->ins[0], in->in_loop);
+            rb_rect(s, ta, &in->ins[0], rb_pick(s, 2));
+            in->out = in->ins[0];
+            in->out.loc = mv[1];
+            if (rb_pick(s, 4) == 0) rb_rect(s, ta, &in->out, false);
+            in->nins = 1;
+        } else { /* store a -> y */
+            in->opcode = "DMAStore";
+            in->ins[0] = (rb_opnd){.set = a, .loc = rb_pick(s, 2) * 2};
+            rb_block(s, g, ta, &in->ins[0], in->in_loop);
+            rb_rect(s, ta, &in->ins[0], false);
+            in->out = (rb_opnd){.set = -2};
+            in->nins = 1;
+        }
+    }
+}
+
+static void rb_cat(char *buf, size_t size, size_t *len, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static void rb_cat(char *buf, size_t size, size_t *len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf + *len, size - *len, fmt, ap);
+    va_end(ap);
+    cr_assert(n >= 0 && *len + (size_t)n < size, "random program text too long");
+    *len += (size_t)n;
+}
+
+static void rb_operand(const rb_prog *g, const rb_opnd *o, char *buf, size_t size, size_t *len)
+{
+    static const char *const locs[] = {"m", "h", "r"};
+    if (o->set < 0) {
+        int h = 16, w = 16;
+        rb_cat(buf, size, len, "{\"memsetref\": \"%s\", \"ap\": [[16, %d], [1, %d]]}", o->set == -1 ? "x" : "y", h, w);
+        return;
+    }
+    const rb_tensor *t = &g->t[o->set];
+    long long pf = (long long)t->parts * t->fel;
+    long long off = ((long long)(o->block < 0 ? 0 : o->block) * t->parts + o->p0) * t->fel + o->x0 / 4;
+    rb_cat(buf, size, len,
+           "{\"kind\": \"%s\", \"memsetref\": \"t%d\", \"memref\": \"%s\", \"offset\": %lld, "
+           "\"ap\": [[%d, %d], [1, %d]]",
+           o->block < 0 ? "symbolic_ap" : "physical_ap", o->set, locs[o->loc], off, t->fel, o->p1 - o->p0,
+           (o->x1 - o->x0) / 4);
+    if (o->block < 0) rb_cat(buf, size, len, ", \"terms\": [[\"i\", %lld]]", pf);
+    rb_cat(buf, size, len, "}");
+}
+
+static void rb_json(const rb_prog *g, char *buf, size_t size)
+{
+    size_t len = 0;
+    rb_cat(buf, size, &len,
+           "{\"arch\": \"trn2\", \"target\": {\"name\": \"trn2\", \"sbuf_bytes_per_partition\": %d}, "
+           "\"functions\": [{\"name\": \"f\", \"allocations\": ["
+           "{\"name\": \"x\", \"kind\": \"ExternalInput\", \"dtype\": \"float32\", \"tensor_shape\": [128, 16], "
+           "\"memorylocations\": [{\"name\": \"x\", \"type\": \"DRAM\"}]}, "
+           "{\"name\": \"y\", \"kind\": \"ExternalOutput\", \"dtype\": \"float32\", \"tensor_shape\": [128, 16], "
+           "\"memorylocations\": [{\"name\": \"y\", \"type\": \"DRAM\"}]}",
+           RB_SB);
+    for (int i = 0; i < g->nt; i++) {
+        const rb_tensor *t = &g->t[i];
+        rb_cat(buf, size, &len,
+               ", {\"name\": \"t%d\", \"dtype\": \"float32\", \"tensor_shape\": [%d, %d, %d], \"partition_dim\": 1, "
+               "\"memorylocations\": [{\"name\": \"m\", \"type\": \"SB\", \"addr\": %d, \"base\": %d, \"live_n\": %d}, "
+               "{\"name\": \"h\", \"type\": \"DRAM\"}, "
+               "{\"name\": \"r\", \"type\": \"SB\", \"addr\": %d, \"base\": %d, \"live_n\": %d}]}",
+               i, t->nb, t->parts, t->fel, t->addr[0], t->base[0], t->live[0], t->addr[2], t->base[2], t->live[2]);
+    }
+    rb_cat(buf, size, &len, "], \"blocks\": [{\"name\": \"entry\", \"instructions\": [");
+    for (int k = 0; k < g->ni; k++) {
+        if (k == g->loop_lo && g->loop_hi > g->loop_lo)
+            rb_cat(buf, size, &len,
+                   "%s{\"name\": \"L\", \"opcode\": \"Loop\", \"LoopAxis\": {\"name\": \"i\", \"lb\": 0, \"ub\": %d, "
+                   "\"stride\": 1}, \"blocks\": [{\"name\": \"body\", \"instructions\": [",
+                   k ? ", " : "", g->trip);
+        const rb_inst *in = &g->in[k];
+        rb_cat(buf, size, &len, "%s{\"name\": \"i%d\", \"opcode\": \"%s\", \"ins\": [",
+               k && k != g->loop_lo && k != g->loop_hi ? ", " : k == g->loop_hi && k ? ", " : "", k, in->opcode);
+        for (int j = 0; j < in->nins; j++) {
+            if (j) rb_cat(buf, size, &len, ", ");
+            rb_operand(g, &in->ins[j], buf, size, &len);
+        }
+        rb_cat(buf, size, &len, "], \"outs\": [");
+        rb_operand(g, &in->out, buf, size, &len);
+        rb_cat(buf, size, &len, "]}");
+        if (k + 1 == g->loop_hi && g->loop_hi > g->loop_lo) rb_cat(buf, size, &len, "]}]}");
+    }
+    rb_cat(buf, size, &len, "]}]}]}");
+}
+
+/* The brute force. */
+typedef struct rb_state {
+    uint32_t sb[RB_MAXP][RB_SB];
+    uint32_t home[RB_MAXT][RB_MAXB][RB_MAXP][RB_MAXX];
+    uint32_t want[RB_MAXT][RB_MAXB][RB_MAXP][RB_MAXX];
+    uint32_t next;
+} rb_state;
+
+/* The cell of (operand's location, block) at relative (p, x). */
+static uint32_t *rb_cell(rb_state *st, const rb_prog *g, const rb_opnd *o, int blk, int p, int x)
+{
+    const rb_tensor *t = &g->t[o->set];
+    if (o->loc == 1) return &st->home[o->set][blk][p][x];
+    int slot = blk % t->live[o->loc];
+    return &st->sb[t->base[o->loc] + p][t->addr[o->loc] + slot * t->fel * 4 + x];
+}
+
+/* Runs the program; returns the index of the failing instruction or -1. */
+static int rb_run(const rb_prog *g, rb_state *st)
+{
+    memset(st, 0, sizeof *st);
+    st->next = 1;
+    for (int k = 0; k < g->ni;) {
+        bool loop = k == g->loop_lo && g->loop_hi > g->loop_lo;
+        int end = loop ? g->loop_hi : k + 1, trips = loop ? g->trip : 1;
+        for (int it = 0; it < trips; it++)
+            for (int q = k; q < end; q++) {
+                const rb_inst *in = &g->in[q];
+                int blk_in[2], blk_out = in->out.block < 0 ? it : in->out.block;
+                bool copy = in->out.set >= 0;
+                for (int j = 0; j < in->nins; j++) {
+                    blk_in[j] = in->ins[j].block < 0 ? it : in->ins[j].block;
+                    copy &= in->ins[j].set == in->out.set;
+                }
+                if (!copy)
+                    for (int j = 0; j < in->nins; j++) {
+                        const rb_opnd *o = &in->ins[j];
+                        if (o->set < 0) continue;
+                        for (int p = o->p0; p < o->p1; p++)
+                            for (int x = o->x0; x < o->x1; x++) {
+                                uint32_t w = st->want[o->set][blk_in[j]][p][x];
+                                if (w && *rb_cell(st, g, o, blk_in[j], p, x) != w) return q;
+                            }
+                    }
+                const rb_opnd *o = &in->out;
+                if (o->set < 0) continue;
+                const rb_opnd *src = NULL;
+                int sblk = 0;
+                for (int j = 0; copy && j < in->nins && !src; j++) {
+                    const rb_opnd *c = &in->ins[j];
+                    if (blk_in[j] == blk_out && c->p0 <= o->p0 && c->p1 >= o->p1 && c->x0 <= o->x0 && c->x1 >= o->x1)
+                        src = c, sblk = blk_in[j];
+                }
+                static uint32_t tmp[RB_MAXP][RB_MAXX];
+                uint32_t v = src ? 0 : st->next++;
+                for (int p = o->p0; p < o->p1; p++)
+                    for (int x = o->x0; x < o->x1; x++) tmp[p][x] = src ? *rb_cell(st, g, src, sblk, p, x) : v;
+                for (int p = o->p0; p < o->p1; p++)
+                    for (int x = o->x0; x < o->x1; x++) {
+                        *rb_cell(st, g, o, blk_out, p, x) = tmp[p][x];
+                        if (!src) st->want[o->set][blk_out][p][x] = v;
+                    }
+            }
+        k = end;
+    }
+    return -1;
+}
+
+Test(verify, random_programs_match_brute_force, .timeout = 120)
+{
+    static rb_state st;
+    static char text[1 << 16];
+    uint64_t seed = 0x2545f4914f6cdd1dull;
+    int passes = 0, fails = 0;
+    for (int n = 0; n < 800; n++) {
+        rb_prog g;
+        rb_generate(&seed, &g);
+        rb_json(&g, text, sizeof text);
+        sba_error err;
+        bir_module *m = bir_load_buffer(text, strlen(text), "random.json", NULL, &err);
+        cr_assert_not_null(m, "program %d: %s: %s\n%s", n, err.path, err.message, text);
+        int bad = rb_run(&g, &st);
+        sba_status s = sba_verify_module(m, NULL, &err);
+        if (bad < 0) {
+            cr_assert_eq(s, SBA_OK, "program %d: the brute force passes, the verifier says: %s\n%s", n, err.message, text);
+            passes++;
+        } else {
+            char who[64];
+            snprintf(who, sizeof who, "instruction \"i%d\" ", bad);
+            cr_assert_eq(s, SBA_ERR_PROGRAM, "program %d: the brute force fails at i%d, the verifier says %s: %s\n%s", n,
+                         bad, sba_status_name(s), err.message, text);
+            cr_assert_not_null(strstr(err.message, who), "program %d: expected a failure at i%d: %s\n%s", n, bad,
+                               err.message, text);
+            fails++;
+        }
+        bir_module_free(m);
+    }
+    cr_assert_gt(passes, 100, "too few passing programs (%d) to mean anything", passes);
+    cr_assert_gt(fails, 100, "too few failing programs (%d) to mean anything", fails);
 }

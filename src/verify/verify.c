@@ -111,6 +111,13 @@ typedef struct vstore {
     int64_t dp, dx;
 } vstore;
 
+/* A rectangle in tensor-relative coordinates. */
+typedef struct rrect {
+    int64_t p0, p1, x0, x1;
+} rrect;
+
+typedef SBA_VEC(rrect) rrect_vec;
+
 typedef struct made {
     uint32_t set, val;
     int64_t block;
@@ -140,6 +147,7 @@ typedef struct verifier {
     SBA_VEC(vspace *) priv;
     SBA_VEC(vpiece) pieces;
     SBA_VEC(made) made;
+    rrect_vec rest;                  /* scratch of the read check */
     vop *ops;
     vinst *insts;
     xgeo *geo;                       /* one per operand of the current instruction */
@@ -516,29 +524,77 @@ static bool geo_contains(const xgeo *outer, const xgeo *inner)
 
 /* ---- reads -------------------------------------------------------------- */
 
+static bool rrect_meet(rrect a, const lentry *e, rrect *out)
+{
+    *out = (rrect){imax(a.p0, e->p0), e->p1 < a.p1 ? e->p1 : a.p1, imax(a.x0, e->x0), e->x1 < a.x1 ? e->x1 : a.x1};
+    return out->p0 < out->p1 && out->x0 < out->x1;
+}
+
+/* Finds, in a uniform piece, the first bytes whose newest covering def is not
+ * the value the piece holds. Each def, newest first, claims what is left of
+ * the piece; what no def claims is undefined and unchecked. Returns true with
+ * the bytes (physical) and the value they should hold. */
+static bool piece_fails(rcheck *c, const vpiece *pc, vpiece *bad, uint32_t *expect)
+{
+    const vvalue *vals = c->v->values.v;
+    const vlatest *l = c->lat;
+    uint32_t root = pc->val ? vals[pc->val].root : 0;
+    rrect q = {pc->p0 - c->st.dp, pc->p1 - c->st.dp, pc->x0 - c->st.dx, pc->x1 - c->st.dx}, m;
+    rrect_vec *rest = &c->v->rest;
+    if (l->n == 1) {
+        if (!rrect_meet(q, &l->e[0], &m) || (root && vals[l->e[0].val].root == root)) return false;
+        *expect = l->e[0].val;
+    } else {
+        rest->n = 0;
+        if (!SBA_VEC_PUSH(c->v->ar, rest, q)) return false;
+        bool found = false;
+        for (uint32_t i = l->n; i-- > 0 && rest->n && !found;) {
+            const lentry *e = &l->e[i];
+            bool same = root && vals[e->val].root == root;
+            for (uint32_t k = rest->n; k-- > 0 && !found;) {
+                rrect r = rest->v[k];
+                if (!rrect_meet(r, e, &m)) continue;
+                if (!same) {
+                    found = true;
+                    *expect = e->val;
+                    break;
+                }
+                /* Claimed: keep the parts of r outside e. */
+                rest->v[k] = rest->v[--rest->n];
+                rrect parts[4] = {{r.p0, m.p0, r.x0, r.x1}, {m.p1, r.p1, r.x0, r.x1},
+                                  {m.p0, m.p1, r.x0, m.x0}, {m.p0, m.p1, m.x1, r.x1}};
+                for (int t = 0; t < 4; t++)
+                    if (parts[t].p0 < parts[t].p1 && parts[t].x0 < parts[t].x1 &&
+                        !SBA_VEC_PUSH(c->v->ar, rest, parts[t]))
+                        return false;
+            }
+        }
+        if (!found) return false;
+    }
+    *bad = (vpiece){m.x0 + c->st.dx, m.x1 + c->st.dx, (uint32_t)(m.p0 + c->st.dp), (uint32_t)(m.p1 + c->st.dp),
+                    pc->val, pc->by};
+    return true;
+}
+
 static int check_piece(void *ud, const vpiece *pc)
 {
     rcheck *c = ud;
-    if (c->failed) {
-        if (pc->x0 > c->f.x1) return 1;
-        if (pc->x0 == c->f.x1 && pc->val == c->f.val && pc->by == c->f.by && pc->p0 == c->f.p0 &&
-            pc->p1 == c->f.p1)
-            c->f.x1 = pc->x1;
+    vpiece bad;
+    uint32_t expect = 0;
+    if (!c->failed) {
+        if (piece_fails(c, pc, &bad, &expect)) {
+            c->failed = true;
+            c->f = bad;
+            c->expect = expect;
+        }
         return 0;
     }
-    const vvalue *vals = c->v->values.v;
-    int64_t q0 = pc->p0 - c->st.dp, q1 = pc->p1 - c->st.dp, y0 = pc->x0 - c->st.dx, y1 = pc->x1 - c->st.dx;
-    /* The newest def covering any of these bytes decides what they must hold. */
-    for (uint32_t i = c->lat->n; i-- > 0;) {
-        const lentry *e = &c->lat->e[i];
-        if (e->p1 <= q0 || e->p0 >= q1 || e->x1 <= y0 || e->x0 >= y1) continue;
-        if (pc->val && vals[pc->val].root == vals[e->val].root) return 0;
-        c->failed = true;
-        c->f = *pc;
-        c->expect = e->val;
-        return 0;
-    }
-    return 0; /* bytes no def has covered yet: nothing to check */
+    /* Extend the reported rectangle over the same failure in the next bytes. */
+    if (pc->x0 > c->f.x1) return 1;
+    if (pc->x0 == c->f.x1 && piece_fails(c, pc, &bad, &expect) && bad.x0 == c->f.x1 && bad.p0 == c->f.p0 &&
+        bad.p1 == c->f.p1 && bad.val == c->f.val && bad.by == c->f.by && expect == c->expect)
+        c->f.x1 = bad.x1;
+    return 0;
 }
 
 /* Checks (loc, block) over the relative rectangle g. Returns 0 when it holds
