@@ -86,6 +86,7 @@ typedef struct sx {
     int64_t cap, align;
     uint64_t visited, budget;
     bool exhausted;
+    bool greedy_skip;      /* the fast, incomplete skip (see dfs) */
 } sx;
 
 static int64_t align_up(int64_t x, int64_t a) { return (x + a - 1) / a * a; }
@@ -263,7 +264,23 @@ static int dfs(sx *S)
             int r = place_and_recurse(S, cs[x].node, cs[x].opt, f);
             if (r != 0) return r;
         }
-        /* branch: (bq, bk) stays empty at f */
+        /* branch: (bq, bk) stays empty at f. A node landing at f now may
+         * still end up there later, resting on a node placed from now on (at
+         * f or above) that overlaps it: its bottom is then at least f plus
+         * the smallest such node. So the floor rises to the lowest of those
+         * bounds and of the heights where the other nodes land already.
+         * The greedy variant skips straight to where the other nodes land:
+         * it may miss packings, so it only ever proves feasibility. */
+        for (uint32_t x = 0; x < nc && !S->greedy_skip; x++) {
+            uint32_t j = cs[x].node;
+            int64_t step = S->cap;
+            for (uint32_t k = S->nodes[j].s0; k <= S->nodes[j].s1; k++)
+                for (uint32_t y = 0; y < S->ncover[k]; y++) {
+                    uint32_t m = S->cover[k][y];
+                    if (m != j && !S->placed[m] && S->nodes[m].size < step) step = S->nodes[m].size;
+                }
+            if (f + step < next) next = f + step;
+        }
         if (!set_floor(S, bq * S->K + bk, next)) return -1;
         if (!section_ok(S, bk)) {
             undo_to(S, mark);
@@ -322,10 +339,12 @@ static int cmp_key(const void *a, const void *b)
 }
 
 /* Searches one part: the nodes ids[0..n) (representatives, some precoloured). */
-static int search_part(sb_ctx *c, const uint32_t *ids, uint32_t n, uint32_t mode, uint64_t budget)
+static int search_part(sb_ctx *c, const uint32_t *ids, uint32_t n, uint32_t mode, bool greedy_skip,
+                       uint64_t budget)
 {
     sba_arena *ar = &c->ar;
-    sx S = {.c = c, .cap = c->t->sbuf_bytes, .align = c->t->sbuf_align, .budget = budget};
+    sx S = {.c = c, .cap = c->t->sbuf_bytes, .align = c->t->sbuf_align, .budget = budget,
+            .greedy_skip = greedy_skip};
     uint64_t *pts = sba_arena_array(ar, (size_t)2 * n + 1, sizeof *pts);
     S.nodes = sba_arena_array(ar, (size_t)n + 1, sizeof *S.nodes);
     S.fixed = sba_arena_array(ar, (size_t)n + 1, sizeof *S.fixed);
@@ -417,6 +436,7 @@ static int search_part(sb_ctx *c, const uint32_t *ids, uint32_t n, uint32_t mode
         }
         return OUTCOME_PACKED;
     }
+    if (r == 0 && greedy_skip) return OUTCOME_BUDGET; /* proves nothing */
     return S.exhausted ? OUTCOME_BUDGET : r == 0 ? OUTCOME_INFEASIBLE : -1;
 }
 
@@ -443,14 +463,17 @@ bool search_packing(sb_ctx *c, const uint32_t *order, uint32_t norder)
             b++;
         }
         if (failed) {
-            /* A portfolio of orders, each with a share of the budget: which
-             * order finds a packing fast differs from instance to instance. */
+            /* A portfolio: each candidate order first with the greedy skip
+             * (fast on packings that exist), then the complete search, which
+             * alone can prove infeasibility. Each run has a fixed share of
+             * the budget, so the outcome does not depend on the machine. */
             uint64_t budget = c->o->search_budget ? c->o->search_budget : DEFAULT_BUDGET;
             int r = OUTCOME_BUDGET;
-            for (uint32_t mode = 0; mode < ORDER_COUNT && r == OUTCOME_BUDGET; mode++) {
-                r = search_part(c, ids + a, b - a, mode, budget / ORDER_COUNT);
-                if (r < 0) r = OUTCOME_BUDGET;
-            }
+            for (uint32_t mode = 0; mode < ORDER_COUNT && r == OUTCOME_BUDGET; mode++)
+                r = search_part(c, ids + a, b - a, mode, true, budget / (2 * ORDER_COUNT));
+            for (uint32_t mode = 0; mode < ORDER_COUNT && r == OUTCOME_BUDGET; mode++)
+                r = search_part(c, ids + a, b - a, mode, false, budget / (2 * ORDER_COUNT));
+            if (r < 0) r = OUTCOME_BUDGET;
             sb_log(c, "search: part of %u nodes %s after %llu search nodes", b - a,
                    r == OUTCOME_PACKED ? "packed" : r == OUTCOME_INFEASIBLE ? "proved infeasible"
                                                                             : "exhausted its budget",
