@@ -1109,9 +1109,9 @@ sba_status sba_verify_function(const bir_function *fn, const sba_verify_options 
     vmap_init(&v.map, &ar);
     int64_t page = imax(SB_PAGE_BYTES, (v.t->sbuf_bytes + SB_MAX_PAGES - 1) / SB_MAX_PAGES);
     sba_status s = SBA_OK;
-    uint32_t none = 0;
-    if (!vspace_init(&v.sb, &v.pool, 0, imax(v.t->sbuf_bytes, 1), v.t->partitions, 0, page) ||
-        !SBA_VEC_PUSH(&ar, &v.values, ((vvalue){none, VSPACE_NO_WRITER, 0, -1})))
+    /* Value 0 is "never written" (VSPACE_NONE): its record is a placeholder. */
+    if (!vspace_init(&v.sb, &v.pool, 0, imax(v.t->sbuf_bytes, 1), v.t->partitions, VSPACE_NONE, page) ||
+        !SBA_VEC_PUSH(&ar, &v.values, ((vvalue){0, VSPACE_NO_WRITER, 0, -1})))
         s = nomem(&v);
     if (s == SBA_OK) s = index_sets(&v);
     if (s == SBA_OK) s = prepare(&v, opts);
