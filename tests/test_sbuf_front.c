@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sballoc/verify.h"
 #include "sbuf/sbuf.h"
 
 /* ---- JSON builders ----------------------------------------------------- */
@@ -23,6 +24,11 @@
 #define MOD(sets, body)                                                                                 \
     "{" TARGET ", \"functions\": [{\"name\": \"f\", \"allocations\": [" sets "], \"blocks\": [{\"name\": " \
     "\"entry\", \"instructions\": [" body "]}]}]}"
+
+/* The same module on a 256-byte SBUF (8 units). */
+#define MOD256(sets, body)                                                                              \
+    "{\"target\": {\"sbuf_bytes_per_partition\": 256, \"sbuf_alignment\": 32}, \"functions\": [{\"name\": " \
+    "\"f\", \"allocations\": [" sets "], \"blocks\": [{\"name\": \"entry\", \"instructions\": [" body "]}]}]}"
 
 /* A float32 set of shape [P, F] with one placement named like the set. */
 #define SET(name, kind, type, P, F)                                                                    \
@@ -210,6 +216,13 @@ static sba_status analyze_dump(fx *f, const char *text, bool allocate, uint32_t 
 }
 
 static sba_status analyze_log(fx *f, const char *text, bool allocate) { return analyze_dump(f, text, allocate, 0); }
+
+/* The independent verifier accepts the allocated module. */
+static void assert_verified(const fx *f)
+{
+    sba_error err;
+    cr_assert_eq(sba_verify_module(f->m, NULL, &err), SBA_OK, "verifier: %s", err.message);
+}
 
 /* The log contains these lines consecutively, in this order. */
 static void assert_log_has(const fx *f, const char *lines)
@@ -423,6 +436,23 @@ Test(live_range, constant_block_read_disables_shrink)
     fx_free(&f);
 }
 
+/* The same, allocated: block 2 survives the loop's later iterations (with
+ * liveN 1 iteration 3 would overwrite it), as the verifier proves. */
+Test(live_range, constant_block_read_after_the_loop_allocates_correctly)
+{
+    fx f;
+    cr_assert_eq(analyze_log(&f, MOD(BLK("x", "ExternalInput", "DRAM", 4, 128, 16) ", "
+                                     BLK("t", "Internal", "SB", 4, 128, 16) ", " DOUT("y", 128, 16),
+                                     LOOP("L", "i", 4, INS("ld", "DMALoad", APX("x", 128, 16, "i", 2048),
+                                                           APX("t", 128, 16, "i", 2048)))
+                                     ", " INS("st", "DMAStore", APB("t", 128, 16, 4096), A("y"))),
+                             true),
+                 SBA_OK, "%s", f.err.message);
+    cr_assert_eq(find_loc(&f, "t")->live_n, 4);
+    assert_verified(&f);
+    bir_module_free(f.m);
+}
+
 /* A tensor whose first access in the loop is a read is carried: no shrink. */
 Test(live_range, carried_tensor_does_not_shrink)
 {
@@ -613,6 +643,7 @@ Test(find_partners, partners_share_one_region)
     const bir_location *a = find_loc(&f, "a"), *b = find_loc(&f, "b");
     cr_assert_eq(a->addr, b->addr);
     cr_assert_eq(a->base, b->base);
+    assert_verified(&f);
     bir_module_free(f.m);
 }
 
@@ -773,6 +804,7 @@ Test(find_partners, gate_fail_still_allocates)
     cr_assert_eq(analyze_log(&f, BIG_GROUP, true), SBA_OK, "%s", f.err.message);
     const bir_location *a = find_loc(&f, "a"), *b = find_loc(&f, "b");
     cr_assert(a->addr + 512 <= b->addr || b->addr + 512 <= a->addr);
+    assert_verified(&f);
     bir_module_free(f.m);
 }
 
@@ -812,6 +844,7 @@ Test(precoloured, preplaced_never_moves_and_others_avoid_it)
                   (long long)o->addr);
     }
     cr_assert(a->addr + 64 <= b->addr || b->addr + 64 <= a->addr);
+    assert_verified(&f);
     bir_module_free(f.m);
 }
 
@@ -1349,5 +1382,44 @@ Test(renumber, driver_order_in_the_log)
     }
     cr_assert_eq(f.rep.split_clones, 1);
     cr_assert_eq(f.rep.nodes, 2);
+    bir_module_free(f.m);
+}
+
+/* ====================================================================== */
+/* insert_spill_code (the shape the fixpoint relies on)                    */
+/* ====================================================================== */
+
+/* On a 256-byte SB, b and c are pre-placed (unspillable) and leave 32 bytes free while a is
+ * live, so a (a plain load) is spilled; u reads it through two identical
+ * operands and gets one reload, read twice; no store (a rematerialization). */
+Test(spill, one_reload_per_instruction_and_pattern)
+{
+    fx f;
+    cr_assert_eq(analyze_log(&f, MOD256(DIN("x16", 128, 16) ", " DIN("x48", 128, 48) ", " DIN("x8", 128, 8) ", "
+                                     DOUT("y48", 128, 48) ", " DOUT("y8", 128, 8) ", " SB("a", 128, 16) ", "
+                                     FIXED("b", "Internal", 128, 48, 0, 0) ", " FIXED("c", "Internal", 128, 8, 192, 0)
+                                     ", " SB("d", 128, 8),
+                                     INS("la", "DMALoad", AP("x16", 128, 16), AP("a", 128, 16)) ", "
+                                     INS("lb", "DMALoad", AP("x48", 128, 48), AP("b", 128, 48)) ", "
+                                     INS("lc", "DMALoad", AP("x8", 128, 8), AP("c", 128, 8)) ", "
+                                     INS("sb", "DMAStore", AP("b", 128, 48), AP("y48", 128, 48)) ", "
+                                     INS("sc", "DMAStore", AP("c", 128, 8), AP("y8", 128, 8)) ", "
+                                     INS("u", "TensorTensor", AP("a", 128, 16) ", " AP("a", 128, 16), AP("d", 128, 8))
+                                     ", " INS("sd", "DMAStore", AP("d", 128, 8), AP("y8", 128, 8))),
+                             true),
+                 SBA_OK, "%s", f.err.message);
+    cr_assert_eq(f.rep.spilled, 1);
+    cr_assert_eq(f.rep.remats, 1);
+    cr_assert_eq(f.rep.stores, 0);
+    cr_assert_eq(f.rep.reloads, 1);
+    const bir_inst *u = inst(&f, "u");
+    cr_assert_str_eq(u->ins[0].loc->name, "a.reload");
+    cr_assert_eq(u->ins[1].loc, u->ins[0].loc);
+    const bir_inst *ld = inst(&f, "u.reload.a");
+    cr_assert_eq(ld->opcode, BIR_OP_DMA_LOAD);
+    cr_assert_str_eq(ld->ins[0].loc->name, "x16", "reloaded from its DRAM source");
+    for (uint32_t k = 0; k < f.m->fns[0]->ninsts; k++)
+        cr_assert_str_neq(f.m->fns[0]->insts[k]->name, "la", "the plain load is re-issued, not kept");
+    assert_verified(&f);
     bir_module_free(f.m);
 }
