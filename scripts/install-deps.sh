@@ -5,6 +5,10 @@ set -eu
 need="cmake ninja-build pkg-config gcc libjansson-dev libcriterion-dev"
 [ "${SBALLOC_WITH_CLANG:-1}" = 1 ] && need="$need clang libclang-rt-14-dev"
 [ "${SBALLOC_WITH_VALGRIND:-0}" = 1 ] && need="$need valgrind"
+# The rendering test (tests/cli/draw.sh) screenshots an SVG with headless
+# Chromium: ~80 MB to download and ~300 MB installed, for one check that skips
+# without it, so it is opt-in. Fonts, so that its labels render.
+[ "${SBALLOC_WITH_CHROMIUM:-0}" = 1 ] && need="$need chromium fonts-dejavu-core"
 missing=""
 for p in $need; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -31,5 +31,6 @@ int cmd_analyze(int argc, char **argv);
 int cmd_alloc(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
+int cmd_draw(int argc, char **argv);
 
 #endif

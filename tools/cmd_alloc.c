@@ -3,8 +3,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "cli.h"
 #include "sballoc/alloc.h"
+#include "sballoc/draw.h"
 
 static void print_line(void *ud, const char *line)
 {
@@ -62,10 +65,61 @@ static void print_report(FILE *f, const sba_alloc_report *r, bool analyze)
     }
 }
 
+/* --report=json: every field of each function's report; times by phase name. */
+static void print_report_json(FILE *f, const sba_alloc_report *r)
+{
+    json_t *fns = json_array();
+    for (uint32_t i = 0; i < r->nfns; i++) {
+        const sba_function_report *fr = &r->fns[i];
+        json_t *hw = json_array(), *lb = json_array(), *sec = json_object();
+        for (int q = 0; q < SBA_BANDS; q++) {
+            json_array_append_new(hw, json_integer(fr->high_water[q]));
+            json_array_append_new(lb, json_integer(fr->lower_bound[q]));
+        }
+        for (int p = 0; p < SBA_PHASE_COUNT; p++) json_object_set_new(sec, sba_phase_name(p), json_real(fr->seconds[p]));
+        json_array_append_new(
+            fns, json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, "
+                           "s:o, s:I, s:I, s:I, s:I, s:o}",
+                           "name", fr->name, "nodes", (json_int_t)fr->nodes, "precoloured", (json_int_t)fr->precoloured,
+                           "split_clones", (json_int_t)fr->split_clones, "partner_groups",
+                           (json_int_t)fr->partner_groups, "partner_members", (json_int_t)fr->partner_members,
+                           "partners_disabled", (int)fr->partners_disabled, "edges", (json_int_t)fr->edges, "points",
+                           (json_int_t)fr->points, "iterations", (json_int_t)fr->iterations, "spilled",
+                           (json_int_t)fr->spilled, "spilled_bytes", (json_int_t)fr->spilled_bytes, "reloads",
+                           (json_int_t)fr->reloads, "stores", (json_int_t)fr->stores, "remats", (json_int_t)fr->remats,
+                           "capacity", (json_int_t)fr->capacity, "high_water", hw, "lower_bound", lb,
+                           "lower_bound_total", (json_int_t)fr->lower_bound_total, "peak_pressure",
+                           (json_int_t)fr->peak_pressure, "search_nodes", (json_int_t)fr->search_nodes,
+                           "search_outcome", (json_int_t)fr->search_outcome, "seconds", sec));
+    }
+    json_t *root = json_pack("{s:o}", "functions", fns);
+    json_dumpf(root, f, JSON_INDENT(2));
+    fputc('\n', f);
+    json_decref(root);
+}
+
+/* --svg FILE: the picture of the allocated module (src/report/svg.c). */
+static int write_svg(const char *path, const bir_module *m, const sba_alloc_report *r)
+{
+    sba_error err;
+    FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+    if (!f) {
+        fprintf(stderr, "sballoc: %s: error: cannot open for writing\n", path);
+        return EXIT_BAD;
+    }
+    int rc = sba_draw_svg(m, r, f, &err) == SBA_OK ? EXIT_OK : cli_report(path, &err);
+    if ((f == stdout ? fflush(f) : fclose(f)) != 0 && rc == EXIT_OK) {
+        fprintf(stderr, "sballoc: %s: error: cannot write\n", path);
+        rc = EXIT_BAD;
+    }
+    return rc;
+}
+
 typedef struct alloc_args {
     const char *in, *out;
     const char *target;
-    bool log, report, no_verify;
+    const char *svg;
+    bool log, report, report_json, no_verify;
     uint32_t dump, strategy;
 } alloc_args;
 
@@ -84,6 +138,11 @@ static int parse(const char *cmd, int argc, char **argv, alloc_args *a)
             a->log = true;
         } else if (!strcmp(s, "--report")) {
             a->report = true;
+        } else if (!strcmp(s, "--report=json")) {
+            a->report = a->report_json = true;
+        } else if (!strcmp(s, "--svg")) {
+            if (i + 1 == argc) return cli_usage_error(cmd, "%s needs a value", s);
+            a->svg = argv[++i];
         } else if (!strcmp(s, "--no-verify")) {
             a->no_verify = true;
         } else if (!strncmp(s, "--dump=", 7)) {
@@ -122,9 +181,11 @@ static int run(const char *cmd, int argc, char **argv, bool analyze)
     if (st != SBA_OK) {
         rc = cli_report(a.in, &err);
     } else {
-        if (analyze || a.report) print_report(logf, &r, analyze);
+        if ((analyze || a.report) && a.report_json) print_report_json(logf, &r);
+        else if (analyze || a.report) print_report(logf, &r, analyze);
         if (!analyze && a.out && bir_save_file(m, a.out, &err) != SBA_OK) rc = cli_report(a.out, &err);
     }
+    if (st == SBA_OK && rc == EXIT_OK && a.svg) rc = write_svg(a.svg, m, &r);
     sba_alloc_report_free(&r);
     bir_module_free(m);
     return rc;

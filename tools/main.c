@@ -13,6 +13,7 @@ static const cli_command commands[] = {
     {"alloc", "FILE [-o OUT] [--target T] [--strategy S] [--report] [--log]", "allocate SBUF and write the result", cmd_alloc},
     {"verify", "FILE", "prove the placements correct by simulating the program", cmd_verify},
     {"gen", "[--seed N] [--tensors N] [-o OUT] ...", "generate a seeded realistic kernel (gen --help)", cmd_gen},
+    {"draw", "FILE [-o OUT.svg]", "draw an allocated module's placements as SVG", cmd_draw},
 };
 
 static void usage(FILE *f)

@@ -1,0 +1,158 @@
+#!/bin/sh
+# sballoc draw and alloc --svg / --report=json on the default example:
+#   - alloc writes the allocated module, the picture and the JSON figures;
+#   - draw gives one <g class="tensor"> per SB placement that `sballoc verify`
+#     counts (an independent count), the same bytes twice, and the same
+#     picture as alloc --svg without the report line;
+#   - usage errors exit 2;
+#   - headless Chromium renders the picture to a 1600x1200 PNG that is not
+#     blank. Chromium is optional (SBALLOC_WITH_CHROMIUM=1
+#     scripts/install-deps.sh installs it): without it that part is skipped.
+#
+# usage: sh draw.sh SBALLOC_BINARY SOURCE_DIR
+set -u
+
+bin=$1
+src=$2
+tmp=${TMPDIR:-/tmp}/sballoc-draw.$$
+mkdir -p "$tmp" || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+fail=0
+failed() {
+    echo "FAIL $*"
+    fail=$((fail + 1))
+}
+
+example=$src/examples/matmul_tiled.json
+[ -f "$example" ] || example=$(ls "$src"/examples/*.json | head -n 1)
+echo "example: $example"
+
+# alloc with the picture and the JSON figures.
+if ! "$bin" alloc "$example" -o "$tmp/alloc.json" --svg "$tmp/alloc.svg" --report=json >"$tmp/report.json"; then
+    failed "alloc --svg --report=json exited with $?"
+fi
+for key in '"functions"' '"lower_bound_total"' '"high_water"' '"seconds"' '"renumber"' '"commit"'; do
+    grep -q "$key" "$tmp/report.json" || failed "--report=json has no $key"
+done
+head -c 1 "$tmp/report.json" | grep -q '{' || failed "--report=json does not start with an object"
+
+# draw: one tensor group per SB placement the verifier checked.
+"$bin" draw "$tmp/alloc.json" -o "$tmp/draw.svg" || failed "draw exited with $?"
+"$bin" draw "$tmp/alloc.json" -o "$tmp/draw2.svg" || failed "second draw exited with $?"
+cmp -s "$tmp/draw.svg" "$tmp/draw2.svg" || failed "two drawings of one module differ"
+"$bin" draw "$tmp/alloc.json" >"$tmp/draw3.svg" || failed "draw to standard output exited with $?"
+cmp -s "$tmp/draw.svg" "$tmp/draw3.svg" || failed "draw to standard output differs from -o"
+locs=$("$bin" verify "$tmp/alloc.json" | sed -n 's/.* \([0-9][0-9]*\) SB locations.*/\1/p')
+groups=$(grep -o '<g class="tensor"' "$tmp/draw.svg" | wc -l | tr -d ' ')
+if [ -z "$locs" ] || [ "$locs" -eq 0 ]; then
+    failed "sballoc verify did not count SB locations"
+elif [ "$groups" -ne "$locs" ]; then
+    failed "$groups tensor groups in the picture, $locs SB locations"
+else
+    echo "ok: $groups tensor groups for $locs SB locations"
+fi
+groups=$(grep -o '<g class="tensor"' "$tmp/alloc.svg" | wc -l | tr -d ' ')
+[ "$groups" -eq "$locs" ] || failed "alloc --svg: $groups tensor groups, $locs SB locations"
+grep -q 'B (allocator)' "$tmp/alloc.svg" || failed "alloc --svg does not show the report's lower bound"
+tail -n 1 "$tmp/draw.svg" | grep -q '^</svg>$' || failed "the picture does not end with </svg>"
+
+# Usage errors.
+"$bin" draw >/dev/null 2>&1
+[ $? -eq 2 ] || failed "draw without a FILE should exit 2"
+"$bin" draw "$tmp/missing.json" -o "$tmp/x.svg" >/dev/null 2>&1
+[ $? -eq 2 ] || failed "draw of a missing file should exit 2"
+"$bin" draw "$tmp/alloc.json" --bogus >/dev/null 2>&1
+[ $? -eq 2 ] || failed "draw with an unknown option should exit 2"
+"$bin" alloc "$example" --svg >/dev/null 2>&1
+[ $? -eq 2 ] || failed "alloc --svg without a value should exit 2"
+
+# Rendering.
+chrome=""
+for c in chromium chromium-browser; do
+    if command -v "$c" >/dev/null 2>&1; then
+        chrome=$c
+        break
+    fi
+done
+if [ -z "$chrome" ]; then
+    echo "SKIP render: chromium is not installed (SBALLOC_WITH_CHROMIUM=1 scripts/install-deps.sh installs it)"
+    if [ "$fail" -ne 0 ]; then
+        echo "draw: $fail check(s) failed"
+        exit 1
+    fi
+    echo "draw: all other checks passed"
+    exit 0
+fi
+run=""
+command -v timeout >/dev/null 2>&1 && run="timeout 120"
+mkdir -p "$tmp/profile"
+# shellcheck disable=SC2086
+$run "$chrome" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+    --disable-background-networking --disable-component-update --disable-sync \
+    --user-data-dir="$tmp/profile" --screenshot="$tmp/draw.png" --window-size=1600,1200 \
+    "$tmp/draw.svg" >"$tmp/chrome.log" 2>&1
+rc=$?
+if [ $rc -ne 0 ] || [ ! -s "$tmp/draw.png" ]; then
+    failed "chromium exited with $rc and wrote no screenshot:"
+    tail -n 5 "$tmp/chrome.log"
+else
+    # The PNG signature, then IHDR: width and height as big-endian 32-bit words.
+    sig=$(od -A n -t x1 -N 8 "$tmp/draw.png" | tr -d ' \n')
+    [ "$sig" = 89504e470d0a1a0a ] || failed "the screenshot is not a PNG ($sig)"
+    dims=$(od -A n -t u1 -j 16 -N 8 "$tmp/draw.png" | awk '{print $1*16777216+$2*65536+$3*256+$4 "x" $5*16777216+$6*65536+$7*256+$8}')
+    [ "$dims" = 1600x1200 ] || failed "the screenshot is $dims, expected 1600x1200"
+    # A blank 1600x1200 screenshot compresses to about 8 KB; the picture to far more.
+    size=$(wc -c <"$tmp/draw.png" | tr -d ' ')
+    [ "$size" -gt 30000 ] || failed "the screenshot is $size bytes: blank?"
+    # Distinct colours, when python3 is there to inflate the PNG (standard library only).
+    if command -v python3 >/dev/null 2>&1; then
+        colours=$(python3 - "$tmp/draw.png" <<'EOF'
+import struct, sys, zlib
+data = open(sys.argv[1], "rb").read()
+pos, idat, w, h, ctype = 8, b"", 0, 0, 0
+while pos < len(data):
+    n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+    body = data[pos + 8:pos + 8 + n]
+    if kind == b"IHDR":
+        w, h, depth, ctype = struct.unpack(">IIBB", body[:10])
+    elif kind == b"IDAT":
+        idat += body
+    pos += 12 + n
+bpp = {2: 3, 6: 4, 0: 1, 4: 2}[ctype]
+raw, stride, prev, seen = zlib.decompress(idat), w * bpp, bytearray(w * bpp), set()
+for y in range(h):
+    f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+    for i in range(stride):
+        a = line[i - bpp] if i >= bpp else 0
+        b, c = prev[i], (prev[i - bpp] if i >= bpp else 0)
+        if f == 1: line[i] = (line[i] + a) & 255
+        elif f == 2: line[i] = (line[i] + b) & 255
+        elif f == 3: line[i] = (line[i] + (a + b) // 2) & 255
+        elif f == 4:
+            p = a + b - c
+            pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+            line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+    if y % 4 == 0:
+        for x in range(0, stride, bpp * 2):
+            seen.add(bytes(line[x:x + bpp]))
+    prev = line
+print(len(seen))
+EOF
+)
+        if [ -z "$colours" ] || [ "$colours" -lt 16 ]; then
+            failed "the screenshot has ${colours:-no} distinct colours: blank?"
+        else
+            echo "ok: screenshot $size bytes, $dims, $colours distinct colours (sampled)"
+        fi
+    else
+        echo "ok: screenshot $size bytes, $dims (python3 absent: colours not counted)"
+    fi
+fi
+
+if [ "$fail" -ne 0 ]; then
+    echo "draw: $fail check(s) failed"
+    exit 1
+fi
+echo "draw: all checks passed"
+exit 0
