@@ -139,7 +139,7 @@ static int parse(const char *cmd, int argc, char **argv, alloc_args *a)
         } else if (!strcmp(s, "--report")) {
             a->report = true;
         } else if (!strcmp(s, "--report=json")) {
-            a->report = a->report_json = true;
+            a->report_json = true; /* not a->report: the text report's extra lines stay out of the JSON */
         } else if (!strcmp(s, "--svg")) {
             if (i + 1 == argc) return cli_usage_error(cmd, "%s needs a value", s);
             a->svg = argv[++i];
@@ -181,7 +181,7 @@ static int run(const char *cmd, int argc, char **argv, bool analyze)
     if (st != SBA_OK) {
         rc = cli_report(a.in, &err);
     } else {
-        if ((analyze || a.report) && a.report_json) print_report_json(logf, &r);
+        if (a.report_json) print_report_json(logf, &r);
         else if (analyze || a.report) print_report(logf, &r, analyze);
         if (!analyze && a.out && bir_save_file(m, a.out, &err) != SBA_OK) rc = cli_report(a.out, &err);
     }

@@ -36,6 +36,11 @@ for key in '"functions"' '"lower_bound_total"' '"high_water"' '"seconds"' '"renu
     grep -q "$key" "$tmp/report.json" || failed "--report=json has no $key"
 done
 head -c 1 "$tmp/report.json" | grep -q '{' || failed "--report=json does not start with an object"
+if command -v python3 >/dev/null 2>&1; then
+    python3 -c 'import json, sys; json.load(sys.stdin)' <"$tmp/report.json" || failed "--report=json is not JSON"
+    "$bin" analyze "$example" --report=json | python3 -c 'import json, sys; json.load(sys.stdin)' ||
+        failed "analyze --report=json is not JSON"
+fi
 
 # draw: one tensor group per SB placement the verifier checked.
 "$bin" draw "$tmp/alloc.json" -o "$tmp/draw.svg" || failed "draw exited with $?"
