@@ -32,5 +32,8 @@ int cmd_alloc(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_draw(int argc, char **argv);
+int cmd_import_csv(int argc, char **argv);
+int cmd_export_csv(int argc, char **argv);
+int cmd_check_csv(int argc, char **argv);
 
 #endif

@@ -14,6 +14,9 @@ static const cli_command commands[] = {
     {"verify", "FILE", "prove the placements correct by simulating the program", cmd_verify},
     {"gen", "[--seed N] [--tensors N] [-o OUT] ...", "generate a seeded realistic kernel (gen --help)", cmd_gen},
     {"draw", "FILE [-o OUT.svg]", "draw an allocated module's placements as SVG", cmd_draw},
+    {"import-csv", "FILE.csv --capacity N [-o OUT]", "turn a MiniMalloc CSV problem into a module", cmd_import_csv},
+    {"export-csv", "FILE [-o OUT]", "write an allocated module as a MiniMalloc CSV solution", cmd_export_csv},
+    {"check-csv", "FILE.csv --capacity N", "check a CSV solution is a valid packing", cmd_check_csv},
 };
 
 static void usage(FILE *f)
