@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "sballoc/alloc.h"
+#include "sballoc/verify.h"
 #include "sballoc/draw.h"
 
 static void print_line(void *ud, const char *line)
@@ -178,6 +179,15 @@ static int run(const char *cmd, int argc, char **argv, bool analyze)
     sba_alloc_report r;
     sba_error err;
     sba_status st = analyze ? sba_analyze_module(m, &o, &r, &err) : sba_allocate_module(m, &o, &r, &err);
+    if (st == SBA_OK && !analyze && !a.no_verify) {
+        /* Every allocation is proved by the independent verifier before it is written. */
+        sba_verify_report vr;
+        st = sba_verify_module(m, &vr, &err);
+        if (st != SBA_OK && err.code != SBA_ERR_NOMEM && err.code != SBA_ERR_LIMIT) err.code = SBA_ERR_ALLOC;
+        if (st == SBA_OK && a.report)
+            fprintf(logf, "verified: %u functions, %llu reads checked%s\n", vr.functions,
+                    (unsigned long long)vr.reads, vr.exhaustive ? "" : " (long loops sampled: not exhaustive)");
+    }
     if (st != SBA_OK) {
         rc = cli_report(a.in, &err);
     } else {

@@ -223,7 +223,7 @@ static sba_status allocate_function(sb_ctx *c, bool analyze_only)
         uint32_t failed = select_nodes(c, order, norder);
         c->rep->seconds[SBA_PHASE_SELECT] += now() - t0;
         if (c->ar.failed) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory");
-        if (failed && c->lower_bound <= c->t->sbuf_bytes) {
+        if (failed && c->lower_bound <= c->t->sbuf_bytes && c->search_left > 0) {
             t0 = now();
             bool packed = search_packing(c, order, norder);
             c->rep->seconds[SBA_PHASE_SEARCH] += now() - t0;
@@ -267,7 +267,8 @@ static sba_status run(bir_module *m, const sba_alloc_options *o, sba_alloc_repor
         memset(fr, 0, sizeof *fr);
         fr->name = m->fns[f]->name;
         fr->capacity = t->sbuf_bytes;
-        sb_ctx c = {.fn = m->fns[f], .t = t, .o = o, .rep = fr, .err = err, .partners_enabled = true};
+        sb_ctx c = {.fn = m->fns[f], .t = t, .o = o, .rep = fr, .err = err, .partners_enabled = true,
+                    .search_left = sb_search_budget(o)};
         sba_arena_init(&c.ar, m->arena->a);
         sb_log(&c, "Allocating function %s", m->fns[f]->name);
         st = allocate_function(&c, analyze_only);

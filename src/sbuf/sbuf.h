@@ -81,6 +81,7 @@ typedef struct sb_ctx {
     int64_t (*gaps)[2];       /* select's scratch: neighbour byte ranges */
     uint32_t capgaps;
     uint32_t rule;            /* select's choice among free spots: SB_RULE_* */
+    uint64_t search_left;     /* the exact packer's work budget left for this function */
     int64_t lower_bound;      /* max over points of the per-quarter average demand */
     int64_t band_lb[SBA_BANDS];
     sba_error *err;
@@ -150,6 +151,8 @@ void order_best_fit(sb_ctx *c, uint32_t *order, uint32_t *norder);
 void order_greedy_size(sb_ctx *c, uint32_t *order, uint32_t *norder);
 
 /* ---- search.c: the exact packer ---------------------------------------- */
+/* The work budget of one function's searches. */
+uint64_t sb_search_budget(const sba_alloc_options *o);
 /* Tries to place every node of order[] with a complete search; true when it did. */
 bool search_packing(sb_ctx *c, const uint32_t *order, uint32_t norder);
 

@@ -24,8 +24,10 @@
  * fit in the room above the floors. Independent parts — where the live set
  * empties — are searched separately, and only the parts where select failed.
  *
- * The budget counts search nodes (default 4,000,000 per part, or
- * options->search_budget), so the answer is the same on any machine. The
+ * The budget counts work — search nodes plus landing evaluations — never
+ * seconds, so the answer is the same on any machine. It is shared by every
+ * part and every fixpoint iteration of a function (default 40,000,000, or
+ * options->search_budget). The
  * report says whether the search packed, proved infeasibility or ran out.
  *
  * Requires: build, select. Produces: base/addr of every node of the parts it
@@ -36,7 +38,7 @@
 #include "base/error.h"
 #include "sbuf/sbuf.h"
 
-enum { DEFAULT_BUDGET = 4000000, MAX_OPTIONS = 4, OUTCOME_PACKED = 1, OUTCOME_INFEASIBLE = 2,
+enum { DEFAULT_BUDGET = 1000000000, MAX_OPTIONS = 4, OUTCOME_PACKED = 1, OUTCOME_INFEASIBLE = 2,
        OUTCOME_BUDGET = 3 };
 
 typedef struct sx_node {
@@ -84,7 +86,7 @@ typedef struct sx {
     struct cand **level;   /* candidate buffers, one per search depth */
     uint32_t depth, maxcover;
     int64_t cap, align;
-    uint64_t visited, budget;
+    uint64_t visited, work, budget; /* search nodes; nodes + landing evaluations */
     bool exhausted;
     bool greedy_skip;      /* the fast, incomplete skip (see dfs) */
 } sx;
@@ -93,10 +95,11 @@ static int64_t align_up(int64_t x, int64_t a) { return (x + a - 1) / a * a; }
 
 /* Where node i with option o would land: the highest floor under it, bumped
  * above any fixed rectangle in its way. cap + 1 when it does not fit. */
-static int64_t land(const sx *S, uint32_t i, uint32_t o)
+static int64_t land(sx *S, uint32_t i, uint32_t o)
 {
     const sx_node *nd = &S->nodes[i];
     int64_t off = 0;
+    S->work += (uint64_t)(nd->s1 - nd->s0 + 1) * (uint64_t)__builtin_popcount(nd->qmask[o]);
     for (uint32_t q = 0; q < S->Q; q++) {
         if (!(nd->qmask[o] & (1u << q))) continue;
         const int64_t *f = &S->floor[(size_t)q * S->K];
@@ -199,7 +202,8 @@ static int place_and_recurse(sx *S, uint32_t i, uint32_t o, int64_t at)
 static int dfs(sx *S)
 {
     if (S->nleft == 0) return 1;
-    if (++S->visited > S->budget) {
+    S->visited++;
+    if (++S->work > S->budget) {
         S->exhausted = true;
         return -1;
     }
@@ -286,7 +290,8 @@ static int dfs(sx *S)
             undo_to(S, mark);
             return 0;
         }
-        if (++S->visited > S->budget) {
+        S->visited++;
+        if (++S->work > S->budget) {
             S->exhausted = true;
             return -1;
         }
@@ -426,6 +431,7 @@ static int search_part(sb_ctx *c, const uint32_t *ids, uint32_t n, uint32_t mode
     for (uint32_t k = 0; k < S.K; k++) bound_ok &= section_ok(&S, k);
     int r = bound_ok ? dfs(&S) : 0;
     c->rep->search_nodes += S.visited;
+    c->search_left -= S.work < c->search_left ? S.work : c->search_left;
     if (r == 1) {
         for (uint32_t i = 0; i < nn; i++) {
             sb_node *nd = &c->info[S.nodes[i].id];
@@ -439,6 +445,8 @@ static int search_part(sb_ctx *c, const uint32_t *ids, uint32_t n, uint32_t mode
     if (r == 0 && greedy_skip) return OUTCOME_BUDGET; /* proves nothing */
     return S.exhausted ? OUTCOME_BUDGET : r == 0 ? OUTCOME_INFEASIBLE : -1;
 }
+
+uint64_t sb_search_budget(const sba_alloc_options *o) { return o->search_budget ? o->search_budget : DEFAULT_BUDGET; }
 
 bool search_packing(sb_ctx *c, const uint32_t *order, uint32_t norder)
 {
@@ -467,17 +475,17 @@ bool search_packing(sb_ctx *c, const uint32_t *order, uint32_t norder)
              * (fast on packings that exist), then the complete search, which
              * alone can prove infeasibility. Each run has a fixed share of
              * the budget, so the outcome does not depend on the machine. */
-            uint64_t budget = c->o->search_budget ? c->o->search_budget : DEFAULT_BUDGET;
+            uint64_t budget = c->search_left;
             int r = OUTCOME_BUDGET;
             for (uint32_t mode = 0; mode < ORDER_COUNT && r == OUTCOME_BUDGET; mode++)
                 r = search_part(c, ids + a, b - a, mode, true, budget / (2 * ORDER_COUNT));
             for (uint32_t mode = 0; mode < ORDER_COUNT && r == OUTCOME_BUDGET; mode++)
                 r = search_part(c, ids + a, b - a, mode, false, budget / (2 * ORDER_COUNT));
             if (r < 0) r = OUTCOME_BUDGET;
-            sb_log(c, "search: part of %u nodes %s after %llu search nodes", b - a,
+            sb_log(c, "search: part of %u nodes %s after %llu search nodes (work left %llu)", b - a,
                    r == OUTCOME_PACKED ? "packed" : r == OUTCOME_INFEASIBLE ? "proved infeasible"
                                                                             : "exhausted its budget",
-                   (unsigned long long)c->rep->search_nodes);
+                   (unsigned long long)c->rep->search_nodes, (unsigned long long)c->search_left);
             if (r != OUTCOME_PACKED) all = false;
             if (r > (int)outcome) outcome = (uint32_t)r;
             if (r < 0) outcome = OUTCOME_BUDGET;
