@@ -539,7 +539,7 @@ static bool piece_fails(rcheck *c, const vpiece *pc, vpiece *bad, uint32_t *expe
     const vvalue *vals = c->v->values.v;
     const vlatest *l = c->lat;
     uint32_t root = pc->val ? vals[pc->val].root : 0;
-    rrect q = {pc->p0 - c->st.dp, pc->p1 - c->st.dp, pc->x0 - c->st.dx, pc->x1 - c->st.dx}, m;
+    rrect q = {pc->p0 - c->st.dp, pc->p1 - c->st.dp, pc->x0 - c->st.dx, pc->x1 - c->st.dx}, m = {0, 0, 0, 0};
     rrect_vec *rest = &c->v->rest;
     if (l->n == 1) {
         if (!rrect_meet(q, &l->e[0], &m) || (root && vals[l->e[0].val].root == root)) return false;
