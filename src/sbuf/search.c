@@ -38,7 +38,8 @@
 #include "base/error.h"
 #include "sbuf/sbuf.h"
 
-enum { DEFAULT_BUDGET = 1000000000, MAX_OPTIONS = 4, OUTCOME_PACKED = 1, OUTCOME_INFEASIBLE = 2,
+#define DEFAULT_BUDGET 1000000000ull
+enum { MAX_OPTIONS = 4, OUTCOME_PACKED = 1, OUTCOME_INFEASIBLE = 2,
        OUTCOME_BUDGET = 3 };
 
 typedef struct sx_node {
@@ -460,8 +461,12 @@ bool search_packing(sb_ctx *c, const uint32_t *order, uint32_t norder)
         if (c->info[i].rep == i) keys[m] = (order_key){-(int64_t)c->info[i].start, 0, i}, m++;
     qsort(keys, m, sizeof *keys, cmp_key); /* -start descending = start ascending */
     for (uint32_t x = 0; x < m; x++) ids[x] = keys[x].idx;
+    /* The parts where select failed; each gets a fair share of what is left. */
+    uint32_t nfailing = 0, outcome = 0;
     bool all = true;
-    uint32_t outcome = 0;
+    uint32_t *pa = sba_arena_array(&c->ar, (size_t)m + 1, sizeof *pa);
+    uint32_t *pb = sba_arena_array(&c->ar, (size_t)m + 1, sizeof *pb);
+    if (!pa || !pb) return false;
     for (uint32_t a = 0; a < m;) {
         uint32_t b = a + 1, reach = c->info[ids[a]].end;
         bool failed = c->info[ids[a]].spill;
@@ -470,27 +475,26 @@ bool search_packing(sb_ctx *c, const uint32_t *order, uint32_t norder)
             failed |= c->info[ids[b]].spill;
             b++;
         }
-        if (failed) {
-            /* A portfolio: each candidate order first with the greedy skip
-             * (fast on packings that exist), then the complete search, which
-             * alone can prove infeasibility. Each run has a fixed share of
-             * the budget, so the outcome does not depend on the machine. */
-            uint64_t budget = c->search_left;
-            int r = OUTCOME_BUDGET;
-            for (uint32_t mode = 0; mode < ORDER_COUNT && r == OUTCOME_BUDGET; mode++)
-                r = search_part(c, ids + a, b - a, mode, true, budget / (2 * ORDER_COUNT));
-            for (uint32_t mode = 0; mode < ORDER_COUNT && r == OUTCOME_BUDGET; mode++)
-                r = search_part(c, ids + a, b - a, mode, false, budget / (2 * ORDER_COUNT));
-            if (r < 0) r = OUTCOME_BUDGET;
-            sb_log(c, "search: part of %u nodes %s after %llu search nodes (work left %llu)", b - a,
-                   r == OUTCOME_PACKED ? "packed" : r == OUTCOME_INFEASIBLE ? "proved infeasible"
-                                                                            : "exhausted its budget",
-                   (unsigned long long)c->rep->search_nodes, (unsigned long long)c->search_left);
-            if (r != OUTCOME_PACKED) all = false;
-            if (r > (int)outcome) outcome = (uint32_t)r;
-            if (r < 0) outcome = OUTCOME_BUDGET;
-        }
+        if (failed) pa[nfailing] = a, pb[nfailing++] = b;
         a = b;
+    }
+    for (uint32_t x = 0; x < nfailing; x++) {
+        uint32_t a = pa[x], b = pb[x];
+        /* A portfolio: each candidate order first with the greedy skip (fast
+         * on packings that exist), then the complete search, which alone can
+         * prove infeasibility. Each run has a fixed share of the budget. */
+        uint64_t budget = c->search_left / (nfailing - x);
+        int r = OUTCOME_BUDGET;
+        for (uint32_t mode = 0; mode < ORDER_COUNT && r == OUTCOME_BUDGET; mode++)
+            r = search_part(c, ids + a, b - a, mode, true, budget / (2 * ORDER_COUNT));
+        for (uint32_t mode = 0; mode < ORDER_COUNT && r == OUTCOME_BUDGET; mode++)
+            r = search_part(c, ids + a, b - a, mode, false, budget / (2 * ORDER_COUNT));
+        if (r < 0) r = OUTCOME_BUDGET;
+        sb_log(c, "search: part of %u nodes %s after %llu search nodes (work left %llu)", b - a,
+               r == OUTCOME_PACKED ? "packed" : r == OUTCOME_INFEASIBLE ? "proved infeasible" : "exhausted its budget",
+               (unsigned long long)c->rep->search_nodes, (unsigned long long)c->search_left);
+        if (r != OUTCOME_PACKED) all = false;
+        if (r > (int)outcome) outcome = (uint32_t)r;
     }
     c->rep->search_outcome = outcome;
     return all;
