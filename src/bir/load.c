@@ -184,6 +184,19 @@ static bool get_array(loader *L, json_t *obj, const char *key, bool required, js
     return true;
 }
 
+/* The compact JSON text of v, in the module's arena; NULL when out of memory.
+ * json_dumpb measures, then writes into our buffer: jansson's own json_dumps
+ * drops bytes when its buffer cannot grow (2.14 ignores the failure while
+ * writing a key), and allocates with functions a program may replace. */
+static const char *dump_to_arena(loader *L, const json_t *v, size_t flags)
+{
+    size_t n = json_dumpb(v, NULL, 0, flags);
+    char *text = n ? sba_arena_alloc(L->m->arena, n + 1) : NULL;
+    if (!text || json_dumpb(v, text, n, flags) != n) return NULL;
+    text[n] = '\0';
+    return text;
+}
+
 /* Keeps every member of obj whose key is not in `known`, in input order. */
 static bool keep_extras(loader *L, json_t *obj, const char *const *known, bir_extras *out)
 {
@@ -202,12 +215,9 @@ static bool keep_extras(loader *L, json_t *obj, const char *const *known, bir_ex
         bool k = false;
         for (const char *const *p = known; *p && !k; p++) k = strcmp(*p, key) == 0;
         if (k) continue;
-        char *text = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-        if (!text) return nomem(L);
         bir_extra *e = &out->v[out->n++];
         e->key = sba_arena_strdup(L->m->arena, key);
-        e->json = sba_arena_strdup(L->m->arena, text);
-        free(text);
+        e->json = dump_to_arena(L, v, JSON_COMPACT | JSON_ENCODE_ANY);
         if (!e->key || !e->json) return nomem(L);
     }
     return true;
@@ -461,12 +471,9 @@ static bool load_operand(loader *L, bir_function *fn, json_t *jo, bir_operand *o
     else {
         /* register_ap, register_access, imm_value, imm_array, symbolic_imm_value
          * and any other kind: not memory, carried through as given. */
-        char *text = json_dumps(jo, JSON_COMPACT);
-        if (!text) return nomem(L);
         op->kind = BIR_OPND_OTHER;
         op->kind_name = sba_arena_strdup(L->m->arena, kind);
-        op->raw = sba_arena_strdup(L->m->arena, text);
-        free(text);
+        op->raw = dump_to_arena(L, jo, JSON_COMPACT);
         return op->raw && op->kind_name ? true : nomem(L);
     }
     const char *setname = NULL, *locname = NULL;
@@ -820,6 +827,23 @@ static bool load_module(loader *L, json_t *root)
     return keep_extras(L, root, module_keys, &L->m->extras);
 }
 
+/* Whether a failed json_loadb failed for want of memory. jansson says so for
+ * most allocations, but a string its lexer cannot copy becomes an invalid
+ * token, and a failure before parsing leaves no message. Parsing is
+ * deterministic, so a second parse that does not fail the same way proves the
+ * first failure was memory; a real syntax error fails identically twice. */
+static bool parse_ran_out_of_memory(const char *text, size_t len, const json_error_t *first)
+{
+    if (json_error_code(first) == json_error_out_of_memory || first->text[0] == '\0') return true;
+    json_error_t again;
+    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &again);
+    if (root) {
+        json_decref(root);
+        return true;
+    }
+    return again.position != first->position || strcmp(again.text, first->text) != 0;
+}
+
 bir_module *bir_load_buffer(const char *text, size_t len, const char *file, const sba_allocator *a,
                             sba_error *err)
 {
@@ -827,10 +851,14 @@ bir_module *bir_load_buffer(const char *text, size_t len, const char *file, cons
     sba_error_clear(err);
     json_error_t je;
     json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+    if (!root && parse_ran_out_of_memory(text, len, &je)) {
+        sba_err(err, SBA_ERR_NOMEM, "out of memory parsing the input");
+        return NULL;
+    }
     if (!root) {
         /* jansson reports a duplicate key or a bad token with its position. */
-        sba_err_pos(err, SBA_ERR_PARSE, je.line > 0 ? je.line : 1, je.column > 0 ? je.column : 1,
-                    "%s", je.text);
+        sba_err_pos(err, json_error_code(&je) == json_error_stack_overflow ? SBA_ERR_LIMIT : SBA_ERR_PARSE,
+                    je.line > 0 ? je.line : 1, je.column > 0 ? je.column : 1, "%s", je.text);
         return NULL;
     }
     bir_module *m = bir_module_new(a);

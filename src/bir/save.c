@@ -238,20 +238,19 @@ sba_status bir_save_buffer(const bir_module *m, char **out, size_t *len, sba_err
     if (st != SBA_OK) return st;
     saver S = {0};
     json_t *root = save_module(&S, m);
-    char *text = (!S.failed && root) ? json_dumps(root, JSON_INDENT(2)) : NULL;
-    json_decref(root);
-    if (!text) return sba_err(err, SBA_ERR_NOMEM, "out of memory while writing JSON");
-    size_t n = strlen(text);
-    /* Hand the text over in the module's allocator, with a final newline. */
-    char *buf = sba_malloc(m->arena->a, n + 2);
-    if (!buf) {
-        free(text);
-        return sba_err(err, SBA_ERR_NOMEM, "out of memory while writing JSON");
+    /* json_dumpb measures, then writes into the module's allocator: jansson's
+     * own json_dumps drops bytes when its buffer cannot grow (2.14 ignores the
+     * failure while writing a key) and would need a copy anyway. */
+    size_t n = (!S.failed && root) ? json_dumpb(root, NULL, 0, JSON_INDENT(2)) : 0;
+    char *buf = n ? sba_malloc(m->arena->a, n + 2) : NULL;
+    if (buf && json_dumpb(root, buf, n, JSON_INDENT(2)) != n) {
+        sba_free(m->arena->a, buf);
+        buf = NULL;
     }
-    memcpy(buf, text, n);
+    json_decref(root);
+    if (!buf) return sba_err(err, SBA_ERR_NOMEM, "out of memory while writing JSON");
     buf[n] = '\n';
     buf[n + 1] = '\0';
-    free(text);
     *out = buf;
     *len = n + 1;
     return SBA_OK;
