@@ -210,6 +210,7 @@ bool vspace_init(vspace *s, vpool *pool, int64_t lo, int64_t hi, uint32_t nparts
     s->page_bytes = page_bytes > 0 && page_bytes < span ? page_bytes : span;
     s->npages = (uint32_t)((span + s->page_bytes - 1) / s->page_bytes);
     s->pages = sba_arena_array(pool->ar, s->npages, sizeof *s->pages);
+    if (!s->pages) s->npages = 0; /* out of memory: an empty space stays safe to walk */
     return s->pages != NULL;
 }
 
