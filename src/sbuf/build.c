@@ -159,6 +159,31 @@ static sba_status pressure(sb_ctx *c)
     return SBA_OK;
 }
 
+/* Two pre-placed rectangles that are live at once must not overlap: nothing
+ * moves them, so the input contradicts itself. Raw bytes, not the aligned
+ * footprint: the user placed exactly those. */
+static sba_status check_preplaced(sb_ctx *c)
+{
+    for (uint32_t i = 0; i < c->n; i++) {
+        const sb_node *a = &c->info[i];
+        if (a->rep != i || !a->precoloured) continue;
+        for (uint32_t k = 0; k < a->degree; k++) {
+            const sb_node *b = &c->info[a->adj[k]];
+            if (a->adj[k] < i || !b->precoloured) continue;
+            int64_t ra = a->live_n * a->bytes_per_block, rb = b->live_n * b->bytes_per_block;
+            if (a->base < b->base + b->partitions && b->base < a->base + a->partitions && a->addr < b->addr + rb &&
+                b->addr < a->addr + ra)
+                return sba_err(c->err, SBA_ERR_MODEL, "pre-placed %s and %s overlap while both are live: "
+                               "partitions [%d, %lld) bytes [%lld, %lld) and partitions [%d, %lld) bytes "
+                               "[%lld, %lld)", a->loc->name, b->loc->name, a->base,
+                               (long long)(a->base + a->partitions), (long long)a->addr, (long long)(a->addr + ra),
+                               b->base, (long long)(b->base + b->partitions), (long long)b->addr,
+                               (long long)(b->addr + rb));
+        }
+    }
+    return SBA_OK;
+}
+
 sba_status build(sb_ctx *c)
 {
     sb_log(c, "build interference graph");
@@ -192,6 +217,8 @@ sba_status build(sb_ctx *c)
         c->rep->points = c->lin.npoints;
     }
     sb_log(c, "%u nodes, %llu edges", nrep, (unsigned long long)c->edges);
+    sba_status st = check_preplaced(c);
+    if (st != SBA_OK) return st;
     if (sb_dumping(c, SBA_DUMP_IGRAPH))
         for (uint32_t i = 0; i < c->n; i++)
             for (uint32_t k = 0; k < c->info[i].degree; k++) {

@@ -50,7 +50,7 @@ uint32_t sb_height_class(int64_t p, int32_t base)
     if (p < 1 || p > 128) return SB_HEIGHTS;
     if (base < 0) return p <= 32 ? 0 : p <= 64 ? 5 : 8;
     if (base % 32) return SB_HEIGHTS;
-    if (p <= 32) return 1 + (uint32_t)base / 32;
+    if (p <= 32) return base <= 96 ? 1 + (uint32_t)base / 32 : SB_HEIGHTS;
     if (p <= 64 && (base == 0 || base == 64)) return base == 0 ? 6 : 7;
     if (base == 0) return 8;
     return SB_HEIGHTS;

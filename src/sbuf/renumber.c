@@ -8,6 +8,7 @@
  *
  * Requires: def-use lists. Produces: c->info[0..n), SbRenumberLocationsCount.
  * Complexity: O(locations + accesses). */
+#include <stdio.h>
 #include <string.h>
 
 #include "base/error.h"
@@ -29,6 +30,20 @@ static sba_status base_mask_of(sb_ctx *c, const bir_location *loc, int64_t p, ui
         }
     }
     return SBA_OK;
+}
+
+/* A pre-placed base that the start-partition rule, the tensor's accesses or
+ * the target's partitions forbid; names the bases that would do. */
+static sba_status bad_base(sb_ctx *c, const bir_location *loc, const sb_node *nd)
+{
+    char allowed[64] = "none";
+    size_t len = 0;
+    for (uint32_t i = 0; i < 4; i++)
+        if (((nd->base_mask >> i) & 1u) && 32 * (int64_t)i + nd->partitions <= c->t->partitions)
+            len += (size_t)snprintf(allowed + len, sizeof allowed - len, "%s%u", len ? ", " : "", 32 * i);
+    return sba_err(c->err, SBA_ERR_MODEL, "pre-placed %s: base partition %d is not allowed for %lld partitions "
+                   "and the accesses of the tensor (allowed bases: %s)", loc->name, loc->base,
+                   (long long)nd->partitions, allowed);
 }
 
 sba_status renumber_locations(sb_ctx *c)
@@ -82,10 +97,16 @@ sba_status renumber_locations(sb_ctx *c)
             nd->own_mask = nd->base_mask;
             if (fixed) {
                 nd->height = sb_height_class(nd->partitions, loc->base);
-                if (nd->height == SB_HEIGHTS)
+                if (nd->height == SB_HEIGHTS && nd->partitions > 64)
                     return sba_err(c->err, SBA_ERR_MODEL, "%s: tall tensors must be accessed starting at "
                                    "partition 0 (%lld partitions at base %d)", loc->name,
                                    (long long)nd->partitions, loc->base);
+                if (nd->height == SB_HEIGHTS || loc->base + nd->partitions > c->t->partitions ||
+                    !((nd->base_mask >> (loc->base / 32)) & 1u))
+                    return bad_base(c, loc, nd);
+                if (loc->addr % c->t->sbuf_align != 0)
+                    return sba_err(c->err, SBA_ERR_MODEL, "pre-placed %s at byte %lld is not a multiple of "
+                                   "the SB alignment %u", loc->name, (long long)loc->addr, c->t->sbuf_align);
                 nd->base = loc->base;
                 nd->addr = loc->addr;
                 nd->placed = true;
