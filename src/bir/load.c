@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/arena.h"
 #include "base/error.h"
@@ -885,10 +886,19 @@ bir_module *bir_load_file(const char *path, const sba_allocator *a, sba_error *e
         sba_err(err, SBA_ERR_IO, "cannot open: %s", strerror(errno));
         return NULL;
     }
+    /* A regular file says its size: refuse a huge one before reading it. */
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > MAX_FILE_BYTES) {
+        if (f != stdin) fclose(f);
+        sba_err(err, SBA_ERR_LIMIT, "the input is larger than the %d MiB limit", MAX_FILE_BYTES >> 20);
+        return NULL;
+    }
     size_t cap = 1 << 16, len = 0;
     char *buf = sba_malloc(a, cap);
     while (buf) {
         if (len == cap) {
+            /* Exactly at the limit is allowed: only a byte past it fails. */
+            if (cap >= MAX_FILE_BYTES && getc(f) == EOF) break;
             if (cap >= MAX_FILE_BYTES) {
                 sba_free(a, buf);
                 if (f != stdin) fclose(f);
