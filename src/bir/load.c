@@ -526,7 +526,8 @@ static bool load_operand(loader *L, bir_function *fn, json_t *jo, bir_operand *o
         if (op->ap[i][1] < 1 || op->ap[i][1] > (1 << 24))
             FAIL(L, SBA_ERR_SCHEMA, "num must be in [1, %d], got %lld", 1 << 24, (long long)op->ap[i][1]);
         if (op->ap[i][0] < -(1ll << 40) || op->ap[i][0] > (1ll << 40))
-            FAIL(L, SBA_ERR_SCHEMA, "step %lld is out of range", (long long)op->ap[i][0]);
+            FAIL(L, SBA_ERR_SCHEMA, "step must be in [%lld, %lld], got %lld", -(1ll << 40), 1ll << 40,
+                 (long long)op->ap[i][0]);
         pop(L, si);
     }
     pop(L, s);
@@ -554,7 +555,8 @@ static bool load_operand(loader *L, bir_function *fn, json_t *jo, bir_operand *o
             if (!loop) FAIL(L, SBA_ERR_PROGRAM, "loop axis \"%s\" is not in scope", axis);
             int64_t c = json_integer_value(json_array_get(t, 1));
             if (c < -(1ll << 40) || c > (1ll << 40))
-                FAIL(L, SBA_ERR_SCHEMA, "coefficient %lld is out of range", (long long)c);
+                FAIL(L, SBA_ERR_SCHEMA, "coefficient must be in [%lld, %lld], got %lld", -(1ll << 40), 1ll << 40,
+                     (long long)c);
             op->terms[op->nterms++] = (bir_term){loop, c};
             pop(L, si);
         }
