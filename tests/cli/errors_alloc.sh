@@ -1,0 +1,58 @@
+#!/bin/sh
+# The allocator's error catalogue: every tests/errors/alloc/NNN-name.json loads
+# and validates, and `sballoc alloc NNN-name.json -o /dev/null` fails with the
+# exact line in NNN-name.expect on standard error and nothing on standard
+# output. Cases 001-009 cannot be allocated (exit status 1); cases 010 and up
+# are bad input the allocator refuses (exit status 2). The cases run in their
+# own directory, so that messages show the file name as passed.
+#
+# usage: sh errors_alloc.sh SBALLOC_BINARY SOURCE_DIR
+set -u
+
+bin=$1
+case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
+dir=$2/tests/errors/alloc
+tmp=${TMPDIR:-/tmp}/sballoc-errors-alloc.$$
+mkdir -p "$tmp" || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+total=0
+failed=0
+
+for json in "$dir"/*.json; do
+    [ -e "$json" ] || continue
+    name=${json##*/}
+    expect=${json%.json}.expect
+    total=$((total + 1))
+    case $name in
+        00[1-9]-*) want=1 ;;
+        *) want=2 ;;
+    esac
+    if [ ! -f "$expect" ]; then
+        echo "FAIL $name: missing ${expect##*/}"
+        failed=$((failed + 1))
+        continue
+    fi
+    (cd "$dir" && "$bin" alloc "$name" -o /dev/null) >"$tmp/stdout" 2>"$tmp/stderr"
+    status=$?
+    if [ "$status" -ne "$want" ]; then
+        echo "FAIL $name: exit status $status, expected $want"
+        cat "$tmp/stderr"
+        failed=$((failed + 1))
+    elif [ -s "$tmp/stdout" ]; then
+        echo "FAIL $name: wrote to standard output"
+        failed=$((failed + 1))
+    elif ! cmp -s "$tmp/stderr" "$expect"; then
+        echo "FAIL $name: standard error differs"
+        echo "  expected: $(cat "$expect")"
+        echo "  got:      $(cat "$tmp/stderr")"
+        failed=$((failed + 1))
+    fi
+done
+
+if [ "$total" -lt 14 ]; then
+    echo "FAIL: found $total cases in $dir, expected at least 14"
+    failed=$((failed + 1))
+fi
+echo "$total allocator error cases, $failed failed"
+[ "$failed" -eq 0 ]
