@@ -5,9 +5,10 @@
  * back edge, the seed's opcode-105 terminator). Every instruction also gets its
  * loop nest, outermost first.
  *
- * Requires: a loaded function (fn->insts in program order). Produces: a
- * bir_linear in the caller's arena. Complexity: O(points + Σ nest depth), with
- * an explicit stack so that deep nests cannot overflow the C stack. */
+ * Requires: a loaded or re-indexed function (fn->insts in program order).
+ * Produces: a bir_linear in the caller's arena. Complexity: O(points + Σ nest
+ * depth), with an explicit stack so that deep nests cannot overflow the C
+ * stack. */
 #include <stdint.h>
 #include <string.h>
 
@@ -26,13 +27,6 @@ int64_t bir_loop_trip_count(const bir_inst *loop)
     return (a->ub - a->lb + a->stride - 1) / a->stride;
 }
 
-/* One frame per open block: which block, the next instruction in it. */
-typedef struct frame {
-    bir_block *const *blocks;
-    uint32_t nblocks, b, i;
-    bir_inst *loop; /* the Loop whose body this is, or NULL */
-} frame;
-
 sba_status bir_linearize(const bir_function *fn, sba_arena *ar, bir_linear *out, sba_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -45,32 +39,23 @@ sba_status bir_linearize(const bir_function *fn, sba_arena *ar, bir_linear *out,
     out->nest = sba_arena_array(ar, (size_t)n + 1, sizeof *out->nest);
     out->depth = sba_arena_array(ar, (size_t)n + 1, sizeof *out->depth);
     bir_inst **stack = sba_arena_array(ar, (size_t)nloops + 1, sizeof *stack);
-    frame *frames = sba_arena_array(ar, (size_t)nloops + 2, sizeof *frames);
-    if (!out->points || !out->point_of || !out->end_of || !out->nest || !out->depth || !stack || !frames)
+    if (!out->points || !out->point_of || !out->end_of || !out->nest || !out->depth || !stack)
         return sba_err(err, SBA_ERR_NOMEM, "out of memory");
     for (uint32_t i = 0; i < n; i++) out->end_of[i] = UINT32_MAX;
 
-    uint32_t nf = 0, d = 0, p = 0;
-    frames[nf++] = (frame){fn->blocks, fn->nblocks, 0, 0, NULL};
-    while (nf) {
-        frame *f = &frames[nf - 1];
-        if (f->b == f->nblocks) {
-            /* The body is done: close its Loop with the end point. */
-            if (f->loop) {
-                out->end_of[f->loop->index] = p;
-                out->points[p++] = (bir_point){BIR_PT_LOOP_END, f->loop};
-                d--;
-            }
-            nf--;
-            continue;
+    /* fn->insts is the preorder of the block tree (a Loop before its body), so
+     * the open loops form a stack: before each instruction, every open loop
+     * that does not hold it ends. */
+    uint32_t d = 0, p = 0;
+    for (uint32_t i = 0; i <= n; i++) {
+        bir_inst *in = i < n ? fn->insts[i] : NULL;
+        const bir_inst *holder = in ? in->parent->loop : NULL;
+        while (d && stack[d - 1] != holder) {
+            bir_inst *loop = stack[--d];
+            out->end_of[loop->index] = p;
+            out->points[p++] = (bir_point){BIR_PT_LOOP_END, loop};
         }
-        const bir_block *blk = f->blocks[f->b];
-        if (f->i == blk->ninsts) {
-            f->b++;
-            f->i = 0;
-            continue;
-        }
-        bir_inst *in = blk->insts[f->i++];
+        if (!in) break;
         out->depth[in->index] = d;
         if (d) {
             bir_inst **nest = sba_arena_array(ar, d, sizeof *nest);
@@ -83,7 +68,6 @@ sba_status bir_linearize(const bir_function *fn, sba_arena *ar, bir_linear *out,
             out->points[p++] = (bir_point){BIR_PT_LOOP_HEADER, in};
             stack[d++] = in;
             if (d > maxd) maxd = d;
-            frames[nf++] = (frame){in->blocks, in->nblocks, 0, 0, in};
         } else {
             out->points[p++] = (bir_point){BIR_PT_INST, in};
         }
