@@ -18,7 +18,7 @@ build: deps
 run: build
 	./build/release/sballoc alloc $(EXAMPLE) --report -o build/release/allocated.json
 
-test: deps test-release test-clang test-asan
+test: deps test-release test-clang test-asan test-fuzz
 
 test-release:
 	@cmake --preset release >/dev/null
@@ -34,6 +34,21 @@ test-asan:
 	@cmake --preset asan >/dev/null
 	@cmake --build --preset asan -j $(JOBS)
 	ctest --preset asan -j $(JOBS)
+
+# libFuzzer + ASan + UBSan on the loader and on the whole pipeline (fuzz/):
+# `make fuzz` runs each harness FUZZ_SECONDS, test-fuzz a bounded minute.
+FUZZ_SECONDS ?= 600
+.PHONY: test-fuzz
+
+fuzz: deps
+	@cmake --preset fuzz >/dev/null
+	@cmake --build --preset fuzz -j $(JOBS)
+	sh fuzz/run.sh build/fuzz $(FUZZ_SECONDS)
+
+test-fuzz:
+	@cmake --preset fuzz >/dev/null
+	@cmake --build --preset fuzz -j $(JOBS)
+	sh fuzz/run.sh build/fuzz 60
 
 bench: build
 	./build/release/bench_json
