@@ -58,6 +58,13 @@ static void print_report(FILE *f, const sba_alloc_report *r, bool analyze)
                                                    "exhausted its budget"};
             fprintf(f, "  exact search: %s (%llu search nodes)\n", outcomes[fr->search_outcome & 3],
                     (unsigned long long)fr->search_nodes);
+            if (fr->psum_tiles)
+                fprintf(f, "  PSUM %u tiles in %u banks, %u accumulation groups\n", fr->psum_tiles,
+                        fr->psum_banks_used, fr->psum_accum_groups);
+            for (uint32_t as = 0; as < BIR_AS_COUNT; as++)
+                if (fr->dram_scratch_bytes[as])
+                    fprintf(f, "  DRAM scratch %s %lld bytes, lower bound %lld\n", bir_addr_space_name(as),
+                            (long long)fr->dram_scratch_bytes[as], (long long)fr->dram_lower_bound[as]);
         }
         fprintf(f, "  time:");
         for (int p = 0; p < SBA_PHASE_COUNT; p++)
@@ -72,7 +79,12 @@ static void print_report_json(FILE *f, const sba_alloc_report *r)
     json_t *fns = json_array();
     for (uint32_t i = 0; i < r->nfns; i++) {
         const sba_function_report *fr = &r->fns[i];
-        json_t *hw = json_array(), *lb = json_array(), *sec = json_object();
+        json_t *hw = json_array(), *lb = json_array(), *sec = json_object(), *ds = json_object(),
+               *dl = json_object();
+        for (uint32_t as = 0; as < BIR_AS_COUNT; as++) {
+            json_object_set_new(ds, bir_addr_space_name(as), json_integer(fr->dram_scratch_bytes[as]));
+            json_object_set_new(dl, bir_addr_space_name(as), json_integer(fr->dram_lower_bound[as]));
+        }
         for (int q = 0; q < SBA_BANDS; q++) {
             json_array_append_new(hw, json_integer(fr->high_water[q]));
             json_array_append_new(lb, json_integer(fr->lower_bound[q]));
@@ -80,7 +92,7 @@ static void print_report_json(FILE *f, const sba_alloc_report *r)
         for (int p = 0; p < SBA_PHASE_COUNT; p++) json_object_set_new(sec, sba_phase_name(p), json_real(fr->seconds[p]));
         json_array_append_new(
             fns, json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, "
-                           "s:o, s:I, s:I, s:I, s:I, s:o}",
+                           "s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:I, s:o}",
                            "name", fr->name, "nodes", (json_int_t)fr->nodes, "precoloured", (json_int_t)fr->precoloured,
                            "split_clones", (json_int_t)fr->split_clones, "partner_groups",
                            (json_int_t)fr->partner_groups, "partner_members", (json_int_t)fr->partner_members,
@@ -91,7 +103,10 @@ static void print_report_json(FILE *f, const sba_alloc_report *r)
                            "capacity", (json_int_t)fr->capacity, "high_water", hw, "lower_bound", lb,
                            "lower_bound_total", (json_int_t)fr->lower_bound_total, "peak_pressure",
                            (json_int_t)fr->peak_pressure, "search_nodes", (json_int_t)fr->search_nodes,
-                           "search_outcome", (json_int_t)fr->search_outcome, "seconds", sec));
+                           "search_outcome", (json_int_t)fr->search_outcome, "psum_tiles",
+                           (json_int_t)fr->psum_tiles, "psum_banks_used", (json_int_t)fr->psum_banks_used,
+                           "psum_accum_groups", (json_int_t)fr->psum_accum_groups, "dram_scratch_bytes", ds,
+                           "dram_lower_bound", dl, "dram_placed", (json_int_t)fr->dram_placed, "seconds", sec));
     }
     json_t *root = json_pack("{s:o}", "functions", fns);
     json_dumpf(root, f, JSON_INDENT(2));

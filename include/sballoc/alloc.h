@@ -50,7 +50,11 @@ typedef struct sba_alloc_options {
     uint32_t dump;             /* SBA_DUMP_* */
     uint64_t search_budget;    /* search nodes for the exact packer; 0: default */
     uint32_t max_iterations;   /* spill fixpoint guard; 0: default */
+    int64_t dram_page;         /* DRAM scratch alignment and size unit in bytes; 0: 512 */
 } sba_alloc_options;
+
+/* The DRAM page when sba_alloc_options.dram_page is 0. */
+#define SBA_DEFAULT_DRAM_PAGE 512
 
 typedef enum sba_phase {
     SBA_PHASE_RENUMBER = 0,
@@ -65,6 +69,8 @@ typedef enum sba_phase {
     SBA_PHASE_SEARCH,
     SBA_PHASE_SPILL,
     SBA_PHASE_COMMIT,
+    SBA_PHASE_PSUM,      /* the PSUM allocator, before SBUF */
+    SBA_PHASE_DRAM,      /* the DRAM allocator, after SBUF */
     SBA_PHASE_COUNT
 } sba_phase;
 
@@ -94,6 +100,14 @@ typedef struct sba_function_report {
     int64_t peak_pressure;          /* SB pressure: peak bytes/partition summed over all live nodes */
     uint64_t search_nodes;          /* exact packer search nodes */
     uint32_t search_outcome;        /* 0 not run, 1 packed, 2 infeasible, 3 budget exhausted */
+    /* PSUM (src/psum): placed tiles, banks holding at least one, matmul accumulation groups */
+    uint32_t psum_tiles, psum_banks_used, psum_accum_groups;
+    /* DRAM (src/dram), per address space (bir_addr_space): the scratch region's
+     * size and the peak of the live scratch bytes, its lower bound (both in
+     * whole pages); placements given an address */
+    int64_t dram_scratch_bytes[BIR_AS_COUNT];
+    int64_t dram_lower_bound[BIR_AS_COUNT];
+    uint32_t dram_placed;
     double seconds[SBA_PHASE_COUNT];
 } sba_function_report;
 
@@ -110,8 +124,11 @@ void sba_alloc_report_free(sba_alloc_report *r);
 sba_status sba_analyze_module(bir_module *m, const sba_alloc_options *o, sba_alloc_report *r,
                               sba_error *err);
 
-/* Places every SB location of every function. On SBA_ERR_ALLOC the module is
- * left with whatever spill code was inserted before the failure. */
+/* Places every accessed PSUM, SB and DRAM scratch location of every function,
+ * in the order of the real pipeline: PSUM banks, then SBUF with its spill
+ * fixpoint, then the DRAM scratch (internal tensors and spill homes). On
+ * SBA_ERR_ALLOC the module is left with whatever spill code was inserted
+ * before the failure. */
 sba_status sba_allocate_module(bir_module *m, const sba_alloc_options *o, sba_alloc_report *r,
                                sba_error *err);
 

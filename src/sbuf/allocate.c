@@ -24,6 +24,7 @@
 #include <time.h>
 
 #include "base/error.h"
+#include "psum/psum.h"
 #include "sbuf/sbuf.h"
 
 enum { DEFAULT_MAX_ITERATIONS = 32 };
@@ -31,7 +32,7 @@ enum { DEFAULT_MAX_ITERATIONS = 32 };
 static const char *const strategy_names[SBA_STRATEGY_COUNT] = {"coloring", "best-fit", "greedy-size"};
 static const char *const phase_names[SBA_PHASE_COUNT] = {
     "renumber", "memloc_split", "find_partners", "anchors", "live_range", "build",
-    "find_costs", "simplify", "select", "search", "insert_spill_code", "commit",
+    "find_costs", "simplify", "select", "search", "insert_spill_code", "commit", "psum", "dram",
 };
 
 const char *sba_strategy_name(uint32_t s) { return s < SBA_STRATEGY_COUNT ? strategy_names[s] : NULL; }
@@ -271,7 +272,14 @@ static sba_status run(bir_module *m, const sba_alloc_options *o, sba_alloc_repor
                     .search_left = sb_search_budget(o)};
         sba_arena_init(&c.ar, m->arena->a);
         sb_log(&c, "Allocating function %s", m->fns[f]->name);
-        st = allocate_function(&c, analyze_only);
+        /* The real pipeline's order: PSUM banks first, then SBUF (spill code
+         * touches no PSUM tile, so its placements stay valid). */
+        if (!analyze_only) {
+            double t0 = now();
+            st = psum_allocate(c.fn, t, o, fr, err);
+            fr->seconds[SBA_PHASE_PSUM] += now() - t0;
+        }
+        if (st == SBA_OK) st = allocate_function(&c, analyze_only);
         sba_arena_free(&c.ar);
         if (st == SBA_OK && bir_module_failed(m)) st = sba_err(err, SBA_ERR_NOMEM, "out of memory");
     }

@@ -7,7 +7,9 @@
  * that loop's end (the back edge). A value carried around a back edge — in
  * some loop, the node's first access is a read and the loop also writes it —
  * is live across that whole loop. An input is defined at entry; an output
- * (pre-placed) stays live to the end of the function.
+ * (pre-placed) stays live to the end of the function. The rule itself is
+ * bir/live.c, shared with the PSUM and DRAM allocators; this pass applies it
+ * to partner groups and adds the shrink factor.
  *
  * Space: the partition span is the tensor's P; the byte span is liveN ×
  * bytesPerBlock, where liveN = NBlocks / shrink. The shrink factor is the trip
@@ -26,20 +28,8 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "bir/live.h"
 #include "sbuf/sbuf.h"
-
-/* Per-loop record of one node's accesses, stamped to avoid clearing. */
-typedef struct loop_rec {
-    uint32_t stamp;
-    uint32_t first;
-    bool first_read;
-    bool has_write;
-} loop_rec;
-
-typedef struct live_state {
-    loop_rec *rec; /* by Loop instruction index */
-    uint32_t stamp;
-} live_state;
 
 /* The seed's setLiveN: NBlocks / shrink, which must divide. */
 static int64_t live_n_of(int64_t nblocks, int64_t shrink)
@@ -48,57 +38,11 @@ static int64_t live_n_of(int64_t nblocks, int64_t shrink)
     return nblocks / shrink;
 }
 
-static uint32_t header_point(const sb_ctx *c, const bir_inst *loop) { return c->lin.point_of[loop->index]; }
-static uint32_t end_point(const sb_ctx *c, const bir_inst *loop) { return c->lin.end_of[loop->index]; }
-
-static void note_access(sb_ctx *c, live_state *ls, const bir_inst *in, bool write)
-{
-    uint32_t p = c->lin.point_of[in->index], d = c->lin.depth[in->index];
-    for (uint32_t k = 0; k < d; k++) {
-        loop_rec *r = &ls->rec[c->lin.nest[in->index][k]->index];
-        if (r->stamp != ls->stamp) {
-            *r = (loop_rec){ls->stamp, p, !write, write};
-            continue;
-        }
-        if (p < r->first || (p == r->first && !write)) {
-            r->first = p;
-            r->first_read = !write;
-        }
-        r->has_write |= write;
-    }
-}
-
-/* Extends [start, end] over every loop the node is carried around. */
-static void extend_carried(sb_ctx *c, live_state *ls, sb_node *nd, const bir_inst *in)
-{
-    uint32_t d = c->lin.depth[in->index];
-    for (uint32_t k = 0; k < d; k++) {
-        const bir_inst *loop = c->lin.nest[in->index][k];
-        const loop_rec *r = &ls->rec[loop->index];
-        if (r->stamp == ls->stamp && r->first_read && r->has_write) {
-            nd->loop_carried = true;
-            if (header_point(c, loop) < nd->start) nd->start = header_point(c, loop);
-            if (end_point(c, loop) > nd->end) nd->end = end_point(c, loop);
-        }
-    }
-}
-
-/* The def/use anchors with the common-nest extension. */
+/* The def/use anchors with the common-nest extension (bir/live.c, shared
+ * with the PSUM and DRAM allocators). */
 static void anchor_interval(sb_ctx *c, sb_node *nd)
 {
-    const bir_inst *d = nd->first_def, *u = nd->last_use;
-    uint32_t du = c->lin.depth[u->index];
-    if (nd->entry_def || !d) {
-        nd->start = 0;
-        nd->end = du ? end_point(c, c->lin.nest[u->index][0]) : c->lin.point_of[u->index];
-        return;
-    }
-    uint32_t dd = c->lin.depth[d->index], common = 0;
-    while (common < dd && common < du && c->lin.nest[d->index][common] == c->lin.nest[u->index][common])
-        common++;
-    nd->start = dd > common ? header_point(c, c->lin.nest[d->index][common]) : c->lin.point_of[d->index];
-    nd->end = du > common ? end_point(c, c->lin.nest[u->index][common]) : c->lin.point_of[u->index];
-    if (nd->end < nd->start) nd->end = nd->start;
+    bir_live_anchor(&c->lin, nd->first_def, nd->last_use, nd->entry_def, &nd->start, &nd->end);
 }
 
 typedef struct shrink_state {
@@ -124,21 +68,21 @@ static sba_status note_shrink(sb_ctx *c, shrink_state *s, const bir_inst *in, co
     return SBA_OK;
 }
 
-static sba_status node_live_range(sb_ctx *c, live_state *ls, uint32_t r)
+static sba_status node_live_range(sb_ctx *c, bir_live_scratch *ls, uint32_t r)
 {
     sb_node *nd = &c->info[r];
     anchor_interval(c, nd);
-    ls->stamp++;
+    bir_live_begin(ls);
     shrink_state sh = {true, false, NULL, 0, 0};
     for (uint32_t m = r; m != SB_NO_NODE; m = c->info[m].next_member) {
         const bir_storage *s = &c->info[m].loc->storage;
         for (uint32_t k = 0; k < s->nreaders; k++) {
-            note_access(c, ls, s->readers[k].inst, false);
+            bir_live_note(ls, s->readers[k].inst, false);
             sba_status st = note_shrink(c, &sh, s->readers[k].inst, &s->readers[k].inst->ins[s->readers[k].operand]);
             if (st != SBA_OK) return st;
         }
         for (uint32_t k = 0; k < s->nwriters; k++) {
-            note_access(c, ls, s->writers[k].inst, true);
+            bir_live_note(ls, s->writers[k].inst, true);
             sba_status st = note_shrink(c, &sh, s->writers[k].inst, &s->writers[k].inst->outs[s->writers[k].operand]);
             if (st != SBA_OK) return st;
         }
@@ -146,16 +90,17 @@ static sba_status node_live_range(sb_ctx *c, live_state *ls, uint32_t r)
     nd->loop_carried = false;
     for (uint32_t m = r; m != SB_NO_NODE; m = c->info[m].next_member) {
         const bir_storage *s = &c->info[m].loc->storage;
-        for (uint32_t k = 0; k < s->nreaders; k++) extend_carried(c, ls, nd, s->readers[k].inst);
-        for (uint32_t k = 0; k < s->nwriters; k++) extend_carried(c, ls, nd, s->writers[k].inst);
+        for (uint32_t k = 0; k < s->nreaders; k++)
+            nd->loop_carried |= bir_live_extend(ls, s->readers[k].inst, &nd->start, &nd->end);
+        for (uint32_t k = 0; k < s->nwriters; k++)
+            nd->loop_carried |= bir_live_extend(ls, s->writers[k].inst, &nd->start, &nd->end);
     }
     if (nd->output) nd->end = c->lin.npoints ? c->lin.npoints - 1 : 0;
     if (!nd->precoloured) {
         nd->live_n = nd->nblocks;
         if (sh.ok && sh.any && nd->nblocks > 1) {
-            const loop_rec *lr = &ls->rec[sh.loop->index];
             int64_t trips = bir_loop_trip_count(sh.loop);
-            bool carried = lr->stamp == ls->stamp && lr->first_read;
+            bool carried = bir_live_first_read_in(ls, sh.loop);
             if (!carried && trips > 1 && nd->nblocks % trips == 0) nd->live_n = live_n_of(nd->nblocks, trips);
         }
     }
@@ -175,8 +120,8 @@ static sba_status node_live_range(sb_ctx *c, live_state *ls, uint32_t r)
 
 sba_status live_range(sb_ctx *c)
 {
-    live_state ls = {sba_arena_array(&c->ar, (size_t)c->fn->ninsts + 1, sizeof *ls.rec), 0};
-    if (!ls.rec) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory");
+    bir_live_scratch ls;
+    if (!bir_live_scratch_init(&ls, &c->lin, &c->ar)) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory");
     for (uint32_t r = 0; r < c->n; r++) {
         if (c->info[r].rep != r) continue;
         sba_status st = node_live_range(c, &ls, r);

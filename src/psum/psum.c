@@ -1,0 +1,378 @@
+/* psum_allocate: banks and addresses in the partial-sum buffer (PSUM).
+ *
+ * PSUM is `psum_banks` banks of `psum_bank_bytes` bytes in each of the
+ * target's partitions (8 × 2 KiB on trn1–trn3), addressed at
+ * `psum_alignment` (4 bytes). Every accessed PSUM location is a tile:
+ *
+ * - Space: P partitions at a base the start-partition rule allows (P > 64:
+ *   0; 33–64: 0 or 64; ≤ 32: 0, 32, 64 or 96), narrowed by every access's own
+ *   rule (bir_footprint.base_mask), × NBlocks × bytesPerBlock bytes rounded up
+ *   to the alignment. A tile never crosses a bank boundary: a tile larger than
+ *   a bank is an error naming it.
+ * - Time: the live range of the SBUF allocator (bir/live.c): first def to
+ *   last use, extended across loops; an output lives to the end.
+ * - Accumulation groups: a tile written by a Matmult that sits deeper in the
+ *   loop nest than its last use (written repeatedly across a loop, read
+ *   after) is a matmul accumulation group. It keeps one bank for its whole
+ *   live range (every tile does: nothing moves), and has that bank to itself
+ *   while it is live: no other tile live at the same time shares it, so at
+ *   most one accumulation group is in flight per bank (the hardware has one
+ *   accumulation slot per bank) and no other write lands in a bank that is
+ *   accumulating.
+ * - Pack hints: tiles with the same pack_id_hint (≥ 0) go to the bank of the
+ *   first of them placed, when they fit there; else to any bank.
+ * - Pre-placed tiles (bank and addr given; base defaults to the lowest
+ *   allowed) are fixed obstacles, checked against the target.
+ *
+ * Algorithm: first fit in program order. Fixed tiles first; then the others
+ * by start point (then larger first, then set order). For each, banks are
+ * tried in order (its hint's bank first), and in each bank every allowed base:
+ * the byte ranges of placed tiles that overlap it in time and partitions are
+ * swept in address order and the lowest aligned gap wins (lowest address,
+ * then lowest base). A tile with no room is an error that names the program
+ * point in its range where the most PSUM bytes are live, and those tiles.
+ *
+ * Requires: def-use lists and an indexed function. Produces: bank, addr,
+ * base, live_n, dims, allocated of every accessed PSUM location; the PSUM
+ * fields of the report. Complexity: O(T² × banks × 4) for T tiles. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/arena.h"
+#include "base/error.h"
+#include "bir/live.h"
+#include "psum/psum.h"
+#include "sballoc/program.h"
+
+typedef struct ptile {
+    bir_location *loc;
+    int64_t parts, raw, bytes;   /* P; NBlocks × bytesPerBlock; aligned footprint */
+    uint32_t mask;               /* allowed bases, bit i = partition 32·i */
+    uint32_t start, end;         /* live interval, inclusive points */
+    uint32_t order;              /* position in set order */
+    bool accum, fixed, placed;
+    int64_t bank, addr;
+    int32_t base;
+} ptile;
+
+typedef struct pctx {
+    bir_function *fn;
+    const sba_target *t;
+    const sba_alloc_options *o;
+    sba_error *err;
+    sba_arena ar;
+    bir_linear lin;
+    ptile *tiles;
+    uint32_t n;
+    int64_t (*gaps)[2];          /* scratch: blocked byte ranges of one bank */
+} pctx;
+
+static void plog(pctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void plog(pctx *c, const char *fmt, ...)
+{
+    if (!c->o->log) return;
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    c->o->log(c->o->log_ud, line);
+}
+
+static int64_t align_up(int64_t x, int64_t a) { return a > 1 ? (x + a - 1) / a * a : x; }
+
+/* The start-partition rule for P, narrowed by every access of loc. */
+static sba_status base_mask(pctx *c, const bir_location *loc, int64_t p, uint32_t *mask)
+{
+    *mask = bir_start_partition_mask(p);
+    for (int w = 0; w < 2; w++) {
+        const bir_access *acc = w ? loc->storage.writers : loc->storage.readers;
+        uint32_t n = w ? loc->storage.nwriters : loc->storage.nreaders;
+        for (uint32_t k = 0; k < n; k++) {
+            const bir_operand *op = w ? &acc[k].inst->outs[acc[k].operand] : &acc[k].inst->ins[acc[k].operand];
+            bir_footprint fp;
+            if (bir_operand_footprint(acc[k].inst, op, &fp, c->err) != SBA_OK) return c->err->code;
+            *mask &= fp.base_mask;
+        }
+    }
+    /* bases whose band runs past the target's partitions are out too */
+    for (uint32_t i = 0; i < 4; i++)
+        if (32 * (int64_t)i + p > (int64_t)c->t->partitions) *mask &= ~(1u << i);
+    return SBA_OK;
+}
+
+/* Written by a Matmult nested deeper than its last use: an accumulation group. */
+static bool is_accumulation(const pctx *c, const bir_location *loc, const bir_inst *last_use)
+{
+    const bir_linear *lin = &c->lin;
+    for (uint32_t k = 0; k < loc->storage.nwriters; k++) {
+        const bir_inst *w = loc->storage.writers[k].inst;
+        if (w->opcode != BIR_OP_MATMULT || !last_use) continue;
+        uint32_t dw = lin->depth[w->index], du = lin->depth[last_use->index], common = 0;
+        while (common < dw && common < du && lin->nest[w->index][common] == lin->nest[last_use->index][common])
+            common++;
+        if (dw > common) return true;
+    }
+    return false;
+}
+
+static sba_status fixed_tile(pctx *c, ptile *tl)
+{
+    const bir_location *loc = tl->loc;
+    if (loc->bank < 0 || loc->bank >= (int64_t)c->t->psum_banks)
+        return sba_err(c->err, SBA_ERR_MODEL, "pre-placed PSUM location \"%s\": bank %lld is outside [0, %u)",
+                       loc->name, (long long)loc->bank, c->t->psum_banks);
+    if (loc->addr % c->t->psum_align != 0)
+        return sba_err(c->err, SBA_ERR_MODEL, "pre-placed PSUM location \"%s\" at byte %lld is not a multiple "
+                       "of the PSUM alignment %u", loc->name, (long long)loc->addr, c->t->psum_align);
+    if (loc->addr + tl->raw > (int64_t)c->t->psum_bank_bytes)
+        return sba_err(c->err, SBA_ERR_MODEL, "pre-placed PSUM location \"%s\" ends at byte %lld, beyond its "
+                       "bank of %u bytes", loc->name, (long long)(loc->addr + tl->raw), c->t->psum_bank_bytes);
+    int32_t base = loc->base;
+    if (base == BIR_NO_BASE)
+        for (int32_t i = 3; i >= 0; i--)
+            if (tl->mask >> i & 1u) base = 32 * i;
+    if (base < 0 || base % 32 || base / 32 >= 4 || !(tl->mask >> (base / 32) & 1u))
+        return sba_err(c->err, SBA_ERR_MODEL, "pre-placed PSUM location \"%s\": base partition %d is not "
+                       "allowed for %lld partitions and the accesses of the tensor", loc->name, base,
+                       (long long)tl->parts);
+    tl->fixed = tl->placed = true;
+    tl->bank = loc->bank;
+    tl->addr = loc->addr;
+    tl->base = base;
+    return SBA_OK;
+}
+
+static sba_status collect(pctx *c)
+{
+    bir_function *fn = c->fn;
+    uint32_t n = 0;
+    for (uint32_t s = 0; s < fn->nsets; s++)
+        for (uint32_t l = 0; l < fn->sets[s]->nlocs; l++) n += fn->sets[s]->locs[l]->type == BIR_MEM_PSUM;
+    c->tiles = sba_arena_array(&c->ar, (size_t)n + 1, sizeof *c->tiles);
+    c->gaps = sba_arena_array(&c->ar, (size_t)n + 1, sizeof *c->gaps);
+    bir_live_scratch ls;
+    if (!c->tiles || !c->gaps || !bir_live_scratch_init(&ls, &c->lin, &c->ar))
+        return sba_err(c->err, SBA_ERR_NOMEM, "out of memory");
+    for (uint32_t s = 0; s < fn->nsets; s++) {
+        bir_set *set = fn->sets[s];
+        for (uint32_t l = 0; l < set->nlocs; l++) {
+            bir_location *loc = set->locs[l];
+            if (loc->type != BIR_MEM_PSUM || loc->storage.nreaders + loc->storage.nwriters == 0) continue;
+            ptile *tl = &c->tiles[c->n];
+            *tl = (ptile){.loc = loc, .order = c->n, .base = BIR_NO_BASE};
+            tl->parts = bir_set_partitions(set);
+            tl->raw = bir_set_nblocks(set) * bir_set_bytes_per_block(set);
+            tl->bytes = align_up(tl->raw, c->t->psum_align);
+            if (tl->bytes > (int64_t)c->t->psum_bank_bytes)
+                return sba_err(c->err, SBA_ERR_ALLOC, "PSUM tensor \"%s\" (location \"%s\") needs %lld bytes per "
+                               "partition; a tile never crosses a bank boundary and a PSUM bank holds %u",
+                               set->name, loc->name, (long long)tl->bytes, c->t->psum_bank_bytes);
+            sba_status st = base_mask(c, loc, tl->parts, &tl->mask);
+            if (st != SBA_OK) return st;
+            if (!tl->mask)
+                return sba_err(c->err, SBA_ERR_MODEL, "%s: no base partition satisfies the start-partition rule "
+                               "for every access of this %lld-partition PSUM tensor", loc->name,
+                               (long long)tl->parts);
+            bool entry = bir_tensor_kind_is_input(set->kind) || set->kind == BIR_TK_CONST;
+            bir_live_interval iv;
+            bir_live_locations(&ls, &loc, 1, entry, &iv);
+            tl->start = iv.start;
+            tl->end = bir_tensor_kind_is_output(set->kind) && c->lin.npoints ? c->lin.npoints - 1 : iv.end;
+            tl->accum = is_accumulation(c, loc, iv.last_use);
+            bool has_addr = loc->addr != BIR_NO_ADDR;
+            if (loc->has_bank != has_addr)
+                return sba_err(c->err, SBA_ERR_MODEL, "PSUM location \"%s\" of set \"%s\" gives %s but not %s: a "
+                               "pre-placed PSUM location needs both bank and addr", loc->name, set->name,
+                               has_addr ? "addr" : "bank", has_addr ? "bank" : "addr");
+            if (has_addr && (st = fixed_tile(c, tl)) != SBA_OK) return st;
+            c->n++;
+        }
+    }
+    return SBA_OK;
+}
+
+static bool overlap_time(const ptile *a, const ptile *b) { return a->start <= b->end && b->start <= a->end; }
+
+static int cmp_gap(const void *x, const void *y)
+{
+    const int64_t *a = x, *b = y;
+    return a[0] < b[0] ? -1 : a[0] > b[0];
+}
+
+/* The lowest aligned address in `bank` at `base` where tl fits; -1 if none. */
+static int64_t lowest_gap(pctx *c, const ptile *tl, int64_t bank, int32_t base)
+{
+    uint32_t ng = 0;
+    for (uint32_t j = 0; j < c->n; j++) {
+        const ptile *o = &c->tiles[j];
+        if (!o->placed || o == tl || o->bank != bank || !overlap_time(o, tl)) continue;
+        if (o->base >= base + tl->parts || base >= o->base + o->parts) continue;
+        c->gaps[ng][0] = o->addr;
+        c->gaps[ng][1] = o->addr + o->bytes;
+        ng++;
+    }
+    qsort(c->gaps, ng, sizeof *c->gaps, cmp_gap);
+    int64_t at = 0;
+    for (uint32_t g = 0; g < ng; g++) {
+        if (c->gaps[g][0] >= at + tl->bytes) break;
+        if (c->gaps[g][1] > at) at = align_up(c->gaps[g][1], c->t->psum_align);
+    }
+    return at + tl->bytes <= (int64_t)c->t->psum_bank_bytes ? at : -1;
+}
+
+/* An accumulation group in flight has its bank to itself: the bank is busy
+ * for tl when a tile live at the same time is there and either is a group. */
+static bool accum_busy(const pctx *c, const ptile *tl, int64_t bank)
+{
+    for (uint32_t j = 0; j < c->n; j++) {
+        const ptile *o = &c->tiles[j];
+        if (o->placed && o != tl && o->bank == bank && (o->accum || tl->accum) && overlap_time(o, tl)) return true;
+    }
+    return false;
+}
+
+static bool try_bank(pctx *c, ptile *tl, int64_t bank)
+{
+    if (accum_busy(c, tl, bank)) return false;
+    int64_t best = -1;
+    int32_t best_base = 0;
+    for (int32_t i = 0; i < 4; i++) {
+        if (!(tl->mask >> i & 1u)) continue;
+        int64_t a = lowest_gap(c, tl, bank, 32 * i);
+        if (a >= 0 && (best < 0 || a < best)) best = a, best_base = 32 * i;
+    }
+    if (best < 0) return false;
+    tl->placed = true;
+    tl->bank = bank;
+    tl->addr = best;
+    tl->base = best_base;
+    return true;
+}
+
+/* The bank of a placed tile with the same pack hint, or -1. */
+static int64_t hint_bank(const pctx *c, const ptile *tl)
+{
+    if (tl->loc->pack_id_hint < 0) return -1;
+    for (uint32_t j = 0; j < c->n; j++) {
+        const ptile *o = &c->tiles[j];
+        if (o->placed && o != tl && o->loc->pack_id_hint == tl->loc->pack_id_hint) return o->bank;
+    }
+    return -1;
+}
+
+/* Over-subscription: the point of tl's range where the most PSUM bytes are
+ * live, and the tiles live there. */
+static sba_status oversubscribed(pctx *c, const ptile *tl)
+{
+    uint32_t best = tl->start;
+    int64_t best_bytes = -1;
+    for (uint32_t p = tl->start; p <= tl->end; p++) {
+        int64_t sum = 0;
+        for (uint32_t j = 0; j < c->n; j++)
+            if (c->tiles[j].start <= p && p <= c->tiles[j].end) sum += c->tiles[j].bytes;
+        if (sum > best_bytes) best_bytes = sum, best = p;
+    }
+    char list[768];
+    size_t len = 0;
+    uint32_t shown = 0, more = 0, groups = 0;
+    list[0] = '\0';
+    for (uint32_t j = 0; j < c->n; j++) {
+        const ptile *o = &c->tiles[j];
+        if (!(o->start <= best && best <= o->end)) continue;
+        groups += o->accum;
+        if (shown < 10 && len < sizeof list - 96) {
+            int w = snprintf(list + len, sizeof list - len, "%s%s (%lld bytes%s)", shown ? ", " : "", o->loc->name,
+                             (long long)o->bytes, o->accum ? ", accumulation group" : "");
+            if (w > 0) len += (size_t)w;
+            shown++;
+        } else {
+            more++;
+        }
+    }
+    if (more && len < sizeof list) snprintf(list + len, sizeof list - len, " and %u more", more);
+    const bir_point *pt = &c->lin.points[best];
+    return sba_err(c->err, SBA_ERR_ALLOC,
+                   "cannot allocate function \"%s\" in PSUM: %s does not fit: at point %u (%s%s) the tiles that "
+                   "must be live need %lld bytes per partition and %u accumulation groups, with %u banks of %u "
+                   "bytes: %s",
+                   c->fn->name, tl->loc->name, best, pt->kind == BIR_PT_LOOP_END ? "end of " : "",
+                   pt->inst->name, (long long)best_bytes, groups, c->t->psum_banks, c->t->psum_bank_bytes, list);
+}
+
+static int cmp_tile(const void *x, const void *y)
+{
+    const ptile *a = *(const ptile *const *)x, *b = *(const ptile *const *)y;
+    if (a->start != b->start) return a->start < b->start ? -1 : 1;
+    if (a->bytes != b->bytes) return a->bytes > b->bytes ? -1 : 1;
+    return a->order < b->order ? -1 : a->order > b->order;
+}
+
+static sba_status place(pctx *c)
+{
+    ptile **order = sba_arena_array(&c->ar, (size_t)c->n + 1, sizeof *order);
+    if (!order) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory");
+    uint32_t no = 0;
+    for (uint32_t i = 0; i < c->n; i++)
+        if (!c->tiles[i].fixed) order[no++] = &c->tiles[i];
+    qsort(order, no, sizeof *order, cmp_tile);
+    for (uint32_t k = 0; k < no; k++) {
+        ptile *tl = order[k];
+        int64_t hb = hint_bank(c, tl);
+        bool ok = hb >= 0 && try_bank(c, tl, hb);
+        for (int64_t b = 0; !ok && b < (int64_t)c->t->psum_banks; b++) ok = b != hb && try_bank(c, tl, b);
+        if (!ok) return oversubscribed(c, tl);
+        if (hb >= 0 && tl->bank != hb)
+            plog(c, "psum %s: pack hint %d does not fit bank %lld", tl->loc->name, tl->loc->pack_id_hint,
+                 (long long)hb);
+    }
+    return SBA_OK;
+}
+
+static void commit(pctx *c, sba_function_report *rep)
+{
+    uint32_t banks = 0, groups = 0;
+    bool *used = sba_arena_array(&c->ar, (size_t)c->t->psum_banks + 1, sizeof *used);
+    for (uint32_t i = 0; i < c->n; i++) {
+        ptile *tl = &c->tiles[i];
+        bir_location *loc = tl->loc;
+        if (used && !used[tl->bank]) used[tl->bank] = true, banks++;
+        groups += tl->accum;
+        plog(c, "psum %s: bank %lld, addr %lld, base %d, %lld bytes, live [%u, %u]%s%s", loc->name,
+             (long long)tl->bank, (long long)tl->addr, tl->base, (long long)tl->bytes, tl->start, tl->end,
+             tl->accum ? ", accumulation group" : "", tl->fixed ? ", pre-placed" : "");
+        if (tl->fixed && loc->base != BIR_NO_BASE) continue;
+        loc->bank = tl->bank;
+        loc->has_bank = true;
+        loc->addr = tl->addr;
+        loc->base = tl->base;
+        if (tl->fixed) continue;
+        loc->live_n = bir_set_nblocks(loc->set);
+        loc->dims[0] = tl->parts;
+        loc->dims[1] = tl->raw;
+        loc->has_dims = true;
+        bir_location_set_allocated(loc, true);
+    }
+    if (c->n) plog(c, "PSUM: %u tiles in %u banks, %u accumulation groups", c->n, banks, groups);
+    if (rep) {
+        rep->psum_tiles = c->n;
+        rep->psum_banks_used = banks;
+        rep->psum_accum_groups = groups;
+    }
+}
+
+sba_status psum_allocate(bir_function *fn, const sba_target *t, const sba_alloc_options *o,
+                         sba_function_report *rep, sba_error *err)
+{
+    pctx c = {.fn = fn, .t = t, .o = o, .err = err};
+    sba_arena_init(&c.ar, fn->module->arena->a);
+    sba_status st = bir_linearize(fn, &c.ar, &c.lin, err);
+    if (st == SBA_OK) st = collect(&c);
+    if (st == SBA_OK) st = place(&c);
+    if (st == SBA_OK) commit(&c, rep);
+    if (st == SBA_OK && c.ar.failed) st = sba_err(err, SBA_ERR_NOMEM, "out of memory");
+    sba_arena_free(&c.ar);
+    return st;
+}

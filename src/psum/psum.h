@@ -1,0 +1,20 @@
+/* The PSUM allocator: banks and addresses for the partial-sum buffer.
+ *
+ * Runs before the SBUF allocator, per function, as the real pipeline does.
+ * See psum.c for the rules and docs/passes.md, "The PSUM allocator". */
+#ifndef SBA_PSUM_H
+#define SBA_PSUM_H
+
+#include "sballoc/alloc.h"
+#include "sballoc/bir.h"
+
+/* Places every accessed PSUM location of fn: loc->bank (has_bank), loc->addr
+ * inside the bank, loc->base by the start-partition rule, live_n, dims and
+ * allocated. Pre-placed locations (bank and addr given) stay where they are.
+ * Fills the PSUM fields of rep (may be NULL). SBA_ERR_ALLOC when a tile is
+ * larger than a bank or the tiles live at some point cannot be placed,
+ * SBA_ERR_MODEL for a bad pre-placement. Scratch memory is its own arena. */
+sba_status psum_allocate(bir_function *fn, const sba_target *t, const sba_alloc_options *o,
+                         sba_function_report *rep, sba_error *err);
+
+#endif

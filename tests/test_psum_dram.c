@@ -1,0 +1,273 @@
+/* The PSUM and DRAM allocators (src/psum, src/dram) and their checks in the
+ * verifier: bank boundaries, accumulation groups across a K loop, pack hints,
+ * over-subscription, spill homes and internal tensors in the DRAM scratch,
+ * must-alias sharing, Local vs Shared regions, and every example allocated in
+ * all three memories and verified. Modules are built as JSON text. */
+#include <criterion/criterion.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sballoc/alloc.h"
+#include "sballoc/program.h"
+#include "sballoc/verify.h"
+
+/* ---- a JSON text builder --------------------------------------------------- */
+
+typedef struct buf {
+    char s[65536];
+    size_t n;
+} buf;
+
+static void put(buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(b->s + b->n, sizeof b->s - b->n, fmt, ap);
+    va_end(ap);
+    cr_assert(w >= 0 && (size_t)w < sizeof b->s - b->n, "test module too long");
+    b->n += (size_t)w;
+}
+
+static bir_module *load(const char *text)
+{
+    sba_error err;
+    bir_module *m = bir_load_buffer(text, strlen(text), "test.json", NULL, &err);
+    cr_assert_not_null(m, "load failed: %s: %s\n%s", err.path, err.message, text);
+    return m;
+}
+
+static bir_location *find_loc(const bir_module *m, const char *set, const char *loc)
+{
+    bir_set *s = bir_function_find_set(m->fns[0], set);
+    cr_assert_not_null(s, "no set %s", set);
+    bir_location *l = bir_set_find_location(s, loc);
+    cr_assert_not_null(l, "no location %s", loc);
+    return l;
+}
+
+typedef struct run {
+    sba_status st;
+    sba_error err;
+    sba_alloc_report rep;
+} run;
+
+/* Allocates m; when it succeeds, proves it with the verifier. */
+static run alloc(bir_module *m, int64_t page)
+{
+    run r;
+    memset(&r, 0, sizeof r);
+    sba_alloc_options o = {.dram_page = page};
+    r.st = sba_allocate_module(m, &o, &r.rep, &r.err);
+    if (r.st == SBA_OK) {
+        sba_error verr;
+        sba_status vs = sba_verify_module(m, NULL, &verr);
+        cr_assert_eq(vs, SBA_OK, "verify: %s: %s", verr.path, verr.message);
+    }
+    return r;
+}
+
+/* ---- PSUM kernels -------------------------------------------------------------
+ *
+ * psum_kernel: one SB operand loaded from DRAM; for each tile g a PSUM tensor
+ * [128, F_g] fp32 written by a Matmult — inside a K loop of 4 iterations when
+ * `accum` (an accumulation group), else once — and then evicted to SB and
+ * stored, tile after tile. All tiles are live together at the Matmults. */
+static void psum_kernel(buf *b, const char *target, uint32_t n, const int *f, const int *hint, bool accum)
+{
+    put(b, "{\"version\": 2, %s\"functions\": [{\"name\": \"f\", \"allocations\": [", target);
+    put(b, "{\"name\": \"x_set\", \"kind\": \"ExternalInput\", \"dtype\": \"bfloat16\", \"tensor_shape\": [128, "
+           "128], \"memorylocations\": [{\"name\": \"x\", \"type\": \"DRAM\"}]}");
+    put(b, ", {\"name\": \"xs_set\", \"dtype\": \"bfloat16\", \"tensor_shape\": [128, 128], \"memorylocations\": "
+           "[{\"name\": \"xs\", \"type\": \"SB\"}]}");
+    for (uint32_t g = 0; g < n; g++) {
+        put(b, ", {\"name\": \"p%u_set\", \"dtype\": \"float32\", \"tensor_shape\": [128, %d], "
+               "\"memorylocations\": [{\"name\": \"p%u\", \"type\": \"PSUM\"", g, f[g], g);
+        if (hint && hint[g] >= 0) put(b, ", \"pack_id_hint\": %d", hint[g]);
+        put(b, "}]}");
+        put(b, ", {\"name\": \"s%u_set\", \"dtype\": \"float32\", \"tensor_shape\": [128, %d], "
+               "\"memorylocations\": [{\"name\": \"s%u\", \"type\": \"SB\"}]}", g, f[g], g);
+        put(b, ", {\"name\": \"o%u_set\", \"kind\": \"ExternalOutput\", \"dtype\": \"float32\", \"tensor_shape\": "
+               "[128, %d], \"memorylocations\": [{\"name\": \"o%u\", \"type\": \"DRAM\"}]}", g, f[g], g);
+    }
+    put(b, "], \"blocks\": [{\"name\": \"entry\", \"instructions\": [");
+    put(b, "{\"name\": \"load\", \"opcode\": \"DMALoad\", \"ins\": [{\"memsetref\": \"x_set\", \"ap\": [[128, 128], "
+           "[1, 128]]}], \"outs\": [{\"memsetref\": \"xs_set\", \"ap\": [[128, 128], [1, 128]]}]}");
+    if (accum)
+        put(b, ", {\"name\": \"k\", \"opcode\": \"Loop\", \"LoopAxis\": {\"name\": \"k\", \"lb\": 0, \"ub\": 4, "
+               "\"stride\": 1}, \"blocks\": [{\"name\": \"k_body\", \"instructions\": [");
+    for (uint32_t g = 0; g < n; g++)
+        put(b, "%s{\"name\": \"mm%u\", \"opcode\": \"Matmult\", \"ins\": [{\"memsetref\": \"xs_set\", \"ap\": "
+               "[[128, 128], [1, 128]]}, {\"memsetref\": \"xs_set\", \"ap\": [[128, 128], [1, 128]]}], \"outs\": "
+               "[{\"memsetref\": \"p%u_set\", \"ap\": [[%d, 128], [1, %d]]}]}",
+            g || accum ? (g ? ", " : "") : ", ", g, g, f[g], f[g]);
+    if (accum) put(b, "]}]}");
+    for (uint32_t g = 0; g < n; g++) {
+        put(b, ", {\"name\": \"ev%u\", \"opcode\": \"Activation\", \"ins\": [{\"memsetref\": \"p%u_set\", \"ap\": "
+               "[[%d, 128], [1, %d]]}], \"outs\": [{\"memsetref\": \"s%u_set\", \"ap\": [[%d, 128], [1, %d]]}]}",
+            g, g, f[g], f[g], g, f[g], f[g]);
+        put(b, ", {\"name\": \"st%u\", \"opcode\": \"DMAStore\", \"ins\": [{\"memsetref\": \"s%u_set\", \"ap\": "
+               "[[%d, 128], [1, %d]]}], \"outs\": [{\"memsetref\": \"o%u_set\", \"ap\": [[%d, 128], [1, %d]]}]}",
+            g, g, f[g], f[g], g, f[g], f[g]);
+    }
+    put(b, "]}]}]}");
+}
+
+static bir_module *psum_module(uint32_t n, const int *f, const int *hint, bool accum)
+{
+    static buf b;
+    b.n = 0;
+    psum_kernel(&b, "\"arch\": \"trn2\", ", n, f, hint, accum);
+    return load(b.s);
+}
+
+/* ---- PSUM ---------------------------------------------------------------------- */
+
+Test(psum, tile_of_one_bank_is_placed)
+{
+    int f[] = {512, 128};
+    bir_module *m = psum_module(2, f, NULL, false);
+    run r = alloc(m, 0);
+    cr_assert_eq(r.st, SBA_OK, "%s", r.err.message);
+    bir_location *p0 = find_loc(m, "p0_set", "p0"), *p1 = find_loc(m, "p1_set", "p1");
+    cr_assert(p0->has_bank && p1->has_bank);
+    cr_assert_eq(p0->addr, 0);
+    cr_assert_eq(p0->base, 0);
+    cr_assert(p0->allocated);
+    /* p0 fills its bank: p1, live at the same time, is in another one */
+    cr_assert_neq(p0->bank, p1->bank);
+    cr_assert_leq(p1->addr + 512, 2048);
+    cr_assert_eq(r.rep.fns[0].psum_tiles, 2);
+    cr_assert_eq(r.rep.fns[0].psum_banks_used, 2);
+    sba_alloc_report_free(&r.rep);
+    bir_module_free(m);
+}
+
+Test(psum, tile_larger_than_a_bank_is_an_error_naming_it)
+{
+    int f[] = {600};
+    bir_module *m = psum_module(1, f, NULL, false);
+    run r = alloc(m, 0);
+    cr_assert_eq(r.st, SBA_ERR_ALLOC);
+    cr_assert_str_eq(r.err.message, "PSUM tensor \"p0_set\" (location \"p0\") needs 2400 bytes per partition; a "
+                                    "tile never crosses a bank boundary and a PSUM bank holds 2048");
+    sba_alloc_report_free(&r.rep);
+    bir_module_free(m);
+}
+
+Test(psum, small_tiles_share_a_bank_without_crossing_it)
+{
+    /* 3 × 768 bytes live together: two fit in one 2048-byte bank, the third
+     * would cross its end, so it goes to the next bank */
+    int f[] = {192, 192, 192};
+    bir_module *m = psum_module(3, f, NULL, false);
+    run r = alloc(m, 0);
+    cr_assert_eq(r.st, SBA_OK, "%s", r.err.message);
+    for (int g = 0; g < 3; g++) {
+        char set[16], loc[16];
+        snprintf(set, sizeof set, "p%d_set", g);
+        snprintf(loc, sizeof loc, "p%d", g);
+        bir_location *l = find_loc(m, set, loc);
+        cr_assert_leq(l->addr + 768, 2048, "%s crosses its bank", loc);
+        cr_assert_eq(l->addr % 4, 0);
+    }
+    cr_assert_eq(find_loc(m, "p0_set", "p0")->bank, find_loc(m, "p1_set", "p1")->bank);
+    cr_assert_neq(find_loc(m, "p2_set", "p2")->bank, find_loc(m, "p0_set", "p0")->bank);
+    sba_alloc_report_free(&r.rep);
+    bir_module_free(m);
+}
+
+Test(psum, accumulation_across_k_loop_keeps_one_bank_to_itself)
+{
+    /* Two 256-byte accumulators across the K loop: each is an accumulation
+     * group in flight for the whole loop, so they take two banks although
+     * they would fit in one. */
+    int f[] = {64, 64};
+    bir_module *m = psum_module(2, f, NULL, true);
+    run r = alloc(m, 0);
+    cr_assert_eq(r.st, SBA_OK, "%s", r.err.message);
+    bir_location *p0 = find_loc(m, "p0_set", "p0"), *p1 = find_loc(m, "p1_set", "p1");
+    cr_assert_neq(p0->bank, p1->bank);
+    cr_assert_eq(r.rep.fns[0].psum_accum_groups, 2);
+    cr_assert_eq(r.rep.fns[0].psum_banks_used, 2);
+    /* the same tiles written once (no loop) share a bank */
+    bir_module *m2 = psum_module(2, f, NULL, false);
+    run r2 = alloc(m2, 0);
+    cr_assert_eq(r2.st, SBA_OK, "%s", r2.err.message);
+    cr_assert_eq(find_loc(m2, "p0_set", "p0")->bank, find_loc(m2, "p1_set", "p1")->bank);
+    cr_assert_eq(r2.rep.fns[0].psum_accum_groups, 0);
+    sba_alloc_report_free(&r.rep);
+    sba_alloc_report_free(&r2.rep);
+    bir_module_free(m);
+    bir_module_free(m2);
+}
+
+Test(psum, pack_hints_share_a_bank)
+{
+    /* p0 (1024 B) takes bank 0; p1 (1536 B, hint 5) does not fit there and
+     * opens bank 1; p2 (256 B, hint 5) would fit in bank 0 by first fit, but
+     * its hint packs it with p1. */
+    int f[] = {256, 384, 64}, hint[] = {-1, 5, 5};
+    bir_module *m = psum_module(3, f, hint, false);
+    run r = alloc(m, 0);
+    cr_assert_eq(r.st, SBA_OK, "%s", r.err.message);
+    bir_location *p0 = find_loc(m, "p0_set", "p0"), *p1 = find_loc(m, "p1_set", "p1"),
+                 *p2 = find_loc(m, "p2_set", "p2");
+    cr_assert_eq(p0->bank, 0);
+    cr_assert_eq(p1->bank, 1);
+    cr_assert_eq(p2->bank, 1);
+    cr_assert_eq(p2->addr, 1536);
+    /* without the hints, p2 lands next to p0 */
+    bir_module *m2 = psum_module(3, f, NULL, false);
+    run r2 = alloc(m2, 0);
+    cr_assert_eq(r2.st, SBA_OK, "%s", r2.err.message);
+    cr_assert_eq(find_loc(m2, "p2_set", "p2")->bank, 0);
+    sba_alloc_report_free(&r.rep);
+    sba_alloc_report_free(&r2.rep);
+    bir_module_free(m);
+    bir_module_free(m2);
+}
+
+Test(psum, oversubscription_names_the_point_and_the_tiles)
+{
+    /* nine accumulation groups in flight across one K loop, eight banks */
+    int f[9];
+    for (int g = 0; g < 9; g++) f[g] = 16;
+    bir_module *m = psum_module(9, f, NULL, true);
+    run r = alloc(m, 0);
+    cr_assert_eq(r.st, SBA_ERR_ALLOC);
+    cr_assert_str_eq(r.err.message,
+                     "cannot allocate function \"f\" in PSUM: p8 does not fit: at point 1 (k) the tiles that must be "
+                     "live need 576 bytes per partition and 9 accumulation groups, with 8 banks of 2048 bytes: "
+                     "p0 (64 bytes, accumulation group), p1 (64 bytes, accumulation group), p2 (64 bytes, "
+                     "accumulation group), p3 (64 bytes, accumulation group), p4 (64 bytes, accumulation group), "
+                     "p5 (64 bytes, accumulation group), p6 (64 bytes, accumulation group), p7 (64 bytes, "
+                     "accumulation group), p8 (64 bytes, accumulation group)");
+    sba_alloc_report_free(&r.rep);
+    bir_module_free(m);
+}
+
+Test(psum, preplaced_tile_is_fixed)
+{
+    int f[] = {512, 512};
+    static buf b;
+    b.n = 0;
+    psum_kernel(&b, "\"arch\": \"trn2\", ", 2, f, NULL, false);
+    /* pre-place p1 in bank 0: p0 must go elsewhere */
+    char *at = strstr(b.s, "\"name\": \"p1\", \"type\": \"PSUM\"");
+    cr_assert_not_null(at);
+    static char text[65536];
+    size_t head = (size_t)(at - b.s) + strlen("\"name\": \"p1\", \"type\": \"PSUM\"");
+    snprintf(text, sizeof text, "%.*s, \"bank\": 0, \"addr\": 0%s", (int)head, b.s, b.s + head);
+    bir_module *m = load(text);
+    run r = alloc(m, 0);
+    cr_assert_eq(r.st, SBA_OK, "%s", r.err.message);
+    cr_assert_eq(find_loc(m, "p1_set", "p1")->bank, 0);
+    cr_assert_eq(find_loc(m, "p1_set", "p1")->addr, 0);
+    cr_assert_eq(find_loc(m, "p0_set", "p0")->bank, 1);
+    sba_alloc_report_free(&r.rep);
+    bir_module_free(m);
+}
