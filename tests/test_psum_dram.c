@@ -271,3 +271,191 @@ Test(psum, preplaced_tile_is_fixed)
     sba_alloc_report_free(&r.rep);
     bir_module_free(m);
 }
+
+/* ---- DRAM kernels ---------------------------------------------------------------
+ *
+ * dram_kernel: an input x [128, 64] fp32 loaded into SB; internal DRAM
+ * tensors d0..d(n-1) of [128, f_i] fp32 in address space as_i; `sched` is a
+ * list of steps, "sI" storing SB into dI and "lI" loading dI back into SB
+ * (rI). alias[i] >= 0 adds a MustAlias edge from dI to d(alias[i]). */
+static const char *dram_kernel(buf *b, uint32_t n, const int *f, const char *const *as, const int *alias,
+                               const char *const *sched, uint32_t nsched)
+{
+    b->n = 0;
+    put(b, "{\"version\": 2, \"arch\": \"trn2\", \"functions\": [{\"name\": \"f\", \"allocations\": [");
+    put(b, "{\"name\": \"x_set\", \"kind\": \"ExternalInput\", \"dtype\": \"float32\", \"tensor_shape\": [128, 64], "
+           "\"memorylocations\": [{\"name\": \"x\", \"type\": \"DRAM\"}]}");
+    put(b, ", {\"name\": \"xs_set\", \"dtype\": \"float32\", \"tensor_shape\": [128, 64], \"memorylocations\": "
+           "[{\"name\": \"xs\", \"type\": \"SB\"}]}");
+    for (uint32_t i = 0; i < n; i++) {
+        put(b, ", {\"name\": \"d%u_set\", \"dtype\": \"float32\", \"tensor_shape\": [128, %d], \"addr_space\": "
+               "\"%s\", \"memorylocations\": [{\"name\": \"d%u\", \"type\": \"DRAM\"", i, f[i], as ? as[i] : "Local",
+            i);
+        if (alias && alias[i] >= 0) put(b, ", \"alias\": [[\"d%d_set\", \"d%d\", 3]]", alias[i], alias[i]);
+        put(b, "}]}");
+        put(b, ", {\"name\": \"r%u_set\", \"dtype\": \"float32\", \"tensor_shape\": [128, 64], \"memorylocations\": "
+               "[{\"name\": \"r%u\", \"type\": \"SB\"}]}", i, i);
+    }
+    put(b, "], \"blocks\": [{\"name\": \"entry\", \"instructions\": [");
+    put(b, "{\"name\": \"load\", \"opcode\": \"DMALoad\", \"ins\": [{\"memsetref\": \"x_set\", \"ap\": [[64, 128], "
+           "[1, 64]]}], \"outs\": [{\"memsetref\": \"xs_set\", \"ap\": [[64, 128], [1, 64]]}]}");
+    for (uint32_t k = 0; k < nsched; k++) {
+        int i = atoi(sched[k] + 1);
+        if (sched[k][0] == 's')
+            put(b, ", {\"name\": \"step%u\", \"opcode\": \"DMAStore\", \"ins\": [{\"memsetref\": \"xs_set\", \"ap\": "
+                   "[[64, 128], [1, 64]]}], \"outs\": [{\"memsetref\": \"d%d_set\", \"ap\": [[%d, 128], [1, 64]]}]}",
+                k, i, f[i]);
+        else
+            put(b, ", {\"name\": \"step%u\", \"opcode\": \"DMALoad\", \"ins\": [{\"memsetref\": \"d%d_set\", \"ap\": "
+                   "[[%d, 128], [1, 64]]}], \"outs\": [{\"memsetref\": \"r%d_set\", \"ap\": [[64, 128], [1, 64]]}]}",
+                k, i, f[i], i);
+    }
+    put(b, "]}]}]}");
+    return b->s;
+}
+
+/* ---- DRAM ----------------------------------------------------------------------- */
+
+Test(dram, internal_tensors_are_packed_over_their_live_ranges)
+{
+    /* d0 and d1 live together, d2 after both: d2 reuses address 0. Each is
+     * 128 × 64 × 4 = 32 KiB, a whole number of pages. */
+    static buf b;
+    int f[] = {64, 64, 64};
+    const char *sched[] = {"s0", "s1", "l0", "l1", "s2", "l2"};
+    bir_module *m = load(dram_kernel(&b, 3, f, NULL, NULL, sched, 6));
+    run r = alloc(m, 0);
+    cr_assert_eq(r.st, SBA_OK, "%s", r.err.message);
+    bir_location *d0 = find_loc(m, "d0_set", "d0"), *d1 = find_loc(m, "d1_set", "d1"), *d2 = find_loc(m, "d2_set", "d2");
+    cr_assert_eq(d0->addr, 0);
+    cr_assert_eq(d1->addr, 32768);
+    cr_assert_eq(d2->addr, 0);
+    cr_assert(d0->allocated && d2->allocated);
+    cr_assert_eq(find_loc(m, "x_set", "x")->addr, BIR_NO_ADDR, "an external input is not placed");
+    cr_assert_eq(r.rep.fns[0].dram_scratch_bytes[BIR_AS_LOCAL], 65536);
+    cr_assert_eq(r.rep.fns[0].dram_lower_bound[BIR_AS_LOCAL], 65536);
+    cr_assert_eq(r.rep.fns[0].dram_placed, 3);
+    sba_alloc_report_free(&r.rep);
+    bir_module_free(m);
+}
+
+Test(dram, first_fit_by_size_and_the_page)
+{
+    /* d1 is [128, 65] fp32 = 33,280 bytes: 65 pages of 512, or 9 pages of
+     * 4 KiB = 36,864. The larger one goes first, at 0; d0 (32 KiB) after it. */
+    static buf b;
+    int f[] = {64, 65};
+    const char *sched[] = {"s0", "s1", "l0", "l1"};
+    bir_module *m = load(dram_kernel(&b, 2, f, NULL, NULL, sched, 4));
+    run r = alloc(m, 0);
+    cr_assert_eq(r.st, SBA_OK, "%s", r.err.message);
+    cr_assert_eq(find_loc(m, "d1_set", "d1")->addr, 0);
+    cr_assert_eq(find_loc(m, "d0_set", "d0")->addr, 33280);
+    sba_alloc_report_free(&r.rep);
+    bir_module_free(m);
+    m = load(dram_kernel(&b, 2, f, NULL, NULL, sched, 4));
+    r = alloc(m, 4096);
+    cr_assert_eq(r.st, SBA_OK, "%s", r.err.message);
+    cr_assert_eq(find_loc(m, "d0_set", "d0")->addr, 36864);
+    cr_assert_eq(r.rep.fns[0].dram_scratch_bytes[BIR_AS_LOCAL], 36864 + 32768);
+    sba_alloc_report_free(&r.rep);
+    bir_module_free(m);
+}
+
+Test(dram, must_alias_locations_share_one_address)
+{
+    /* d1 must-aliases d0 (an in-place update); d2 is live with both. The
+     * shared region is as large as the larger member. */
+    static buf b;
+    int f[] = {64, 128, 64}, alias[] = {-1, 0, -1};
+    const char *sched[] = {"s0", "s2", "l0", "s1", "l1", "l2"};
+    bir_module *m = load(dram_kernel(&b, 3, f, NULL, alias, sched, 6));
+    run r = alloc(m, 0);
+    cr_assert_eq(r.st, SBA_OK, "%s", r.err.message);
+    bir_location *d0 = find_loc(m, "d0_set", "d0"), *d1 = find_loc(m, "d1_set", "d1"), *d2 = find_loc(m, "d2_set", "d2");
+    cr_assert_eq(d0->addr, d1->addr);
+    /* d2 lies outside the group's 64 KiB */
+    cr_assert(d2->addr >= d0->addr + 65536 || d2->addr + 32768 <= d0->addr);
+    cr_assert_eq(r.rep.fns[0].dram_scratch_bytes[BIR_AS_LOCAL], 65536 + 32768);
+    sba_alloc_report_free(&r.rep);
+    bir_module_free(m);
+}
+
+Test(dram, local_and_shared_are_separate_regions)
+{
+    static buf b;
+    int f[] = {64, 64};
+    const char *as[] = {"Local", "Shared"};
+    const char *sched[] = {"s0", "s1", "l0", "l1"};
+    bir_module *m = load(dram_kernel(&b, 2, f, as, NULL, sched, 4));
+    run r = alloc(m, 0);
+    cr_assert_eq(r.st, SBA_OK, "%s", r.err.message);
+    cr_assert_eq(find_loc(m, "d0_set", "d0")->addr, 0);
+    cr_assert_eq(find_loc(m, "d1_set", "d1")->addr, 0, "the Shared region starts at 0 too");
+    cr_assert_eq(r.rep.fns[0].dram_scratch_bytes[BIR_AS_LOCAL], 32768);
+    cr_assert_eq(r.rep.fns[0].dram_scratch_bytes[BIR_AS_SHARED], 32768);
+    sba_alloc_report_free(&r.rep);
+    bir_module_free(m);
+}
+
+/* A tiny SBUF (1,024 bytes per partition) and five computed 320-byte tiles
+ * live together: the allocator must spill values that are not plain loads,
+ * through DRAM homes. */
+static const char *spill_kernel(buf *b)
+{
+    static const char *const names[] = {"a", "b", "c", "d", "e", "f", "g"};
+    b->n = 0;
+    put(b, "{\"target\": {\"sbuf_bytes_per_partition\": 1024, \"sbuf_alignment\": 32}, \"functions\": [{"
+           "\"name\": \"f\", \"allocations\": [");
+    put(b, "{\"name\": \"x\", \"kind\": \"ExternalInput\", \"dtype\": \"float32\", \"tensor_shape\": [128, 80], "
+           "\"memorylocations\": [{\"name\": \"x\", \"type\": \"DRAM\"}]}");
+    put(b, ", {\"name\": \"y\", \"kind\": \"ExternalOutput\", \"dtype\": \"float32\", \"tensor_shape\": [128, 80], "
+           "\"memorylocations\": [{\"name\": \"y\", \"type\": \"DRAM\"}]}");
+    put(b, ", {\"name\": \"xs\", \"dtype\": \"float32\", \"tensor_shape\": [128, 80], \"memorylocations\": "
+           "[{\"name\": \"xs\", \"type\": \"SB\"}]}");
+    for (int i = 0; i < 7; i++)
+        put(b, ", {\"name\": \"%s\", \"dtype\": \"float32\", \"tensor_shape\": [128, 80], \"memorylocations\": "
+               "[{\"name\": \"%s\", \"type\": \"SB\"}]}", names[i], names[i]);
+#define OPND(t) "{\"memsetref\": \"" t "\", \"ap\": [[80, 128], [1, 80]]}"
+    put(b, "], \"blocks\": [{\"name\": \"entry\", \"instructions\": [");
+    put(b, "{\"name\": \"load\", \"opcode\": \"DMALoad\", \"ins\": [" OPND("x") "], \"outs\": [" OPND("xs") "]}");
+    static const char *const ops[][3] = {{"xs", "xs", "a"}, {"xs", "xs", "b"}, {"xs", "xs", "c"}, {"xs", "xs", "d"},
+                                         {"a", "b", "e"},   {"c", "d", "f"},   {"e", "f", "g"}};
+    for (int i = 0; i < 7; i++)
+        put(b, ", {\"name\": \"op%d\", \"opcode\": \"TensorTensor\", \"ins\": [{\"memsetref\": \"%s\", \"ap\": "
+               "[[80, 128], [1, 80]]}, {\"memsetref\": \"%s\", \"ap\": [[80, 128], [1, 80]]}], \"outs\": "
+               "[{\"memsetref\": \"%s\", \"ap\": [[80, 128], [1, 80]]}]}", i, ops[i][0], ops[i][1], ops[i][2]);
+    put(b, ", {\"name\": \"store\", \"opcode\": \"DMAStore\", \"ins\": [" OPND("g") "], \"outs\": [" OPND("y") "]}");
+#undef OPND
+    put(b, "]}]}]}");
+    return b->s;
+}
+
+Test(dram, spill_homes_are_packed_in_dram)
+{
+    static buf b;
+    bir_module *m = load(spill_kernel(&b));
+    run r = alloc(m, 0);
+    cr_assert_eq(r.st, SBA_OK, "%s", r.err.message);
+    cr_assert_gt(r.rep.fns[0].stores, 0, "the kernel spills through DRAM homes");
+    uint32_t homes = 0;
+    int64_t sum = 0;
+    const bir_function *fn = m->fns[0];
+    for (uint32_t s = 0; s < fn->nsets; s++)
+        for (uint32_t l = 0; l < fn->sets[s]->nlocs; l++) {
+            const bir_location *loc = fn->sets[s]->locs[l];
+            if (!(loc->alloc_flags & BIR_LOC_SPILL_HOME)) continue;
+            homes++;
+            cr_assert_neq(loc->addr, BIR_NO_ADDR, "home %s is placed", loc->name);
+            cr_assert_eq(loc->addr % 512, 0);
+            cr_assert_not_null(strstr(loc->name, ".home"));
+            sum += (bir_set_elements(loc->set) * 4 + 511) / 512 * 512;
+        }
+    cr_assert_gt(homes, 0);
+    int64_t scratch = r.rep.fns[0].dram_scratch_bytes[BIR_AS_LOCAL];
+    cr_assert_geq(scratch, r.rep.fns[0].dram_lower_bound[BIR_AS_LOCAL]);
+    cr_assert_leq(scratch, sum);
+    cr_assert_gt(r.rep.fns[0].dram_lower_bound[BIR_AS_LOCAL], 0);
+    sba_alloc_report_free(&r.rep);
+    bir_module_free(m);
+}

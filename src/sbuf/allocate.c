@@ -24,6 +24,7 @@
 #include <time.h>
 
 #include "base/error.h"
+#include "dram/dram.h"
 #include "psum/psum.h"
 #include "sbuf/sbuf.h"
 
@@ -280,6 +281,12 @@ static sba_status run(bir_module *m, const sba_alloc_options *o, sba_alloc_repor
             fr->seconds[SBA_PHASE_PSUM] += now() - t0;
         }
         if (st == SBA_OK) st = allocate_function(&c, analyze_only);
+        /* DRAM last: the spill homes SBUF made are placed with the internal tensors. */
+        if (st == SBA_OK && !analyze_only) {
+            double t0 = now();
+            st = dram_allocate(c.fn, o, fr, err);
+            fr->seconds[SBA_PHASE_DRAM] += now() - t0;
+        }
         sba_arena_free(&c.ar);
         if (st == SBA_OK && bir_module_failed(m)) st = sba_err(err, SBA_ERR_NOMEM, "out of memory");
     }
