@@ -118,16 +118,21 @@ static uint32_t colourable(const sb_ctx *c, uint32_t *order)
     return n;
 }
 
-/* Decreasing size, then longer life, then id: keys sorted alone, so that the
- * comparison needs no context (the library keeps no mutable statics). */
+/* Unspillable nodes (spill code's own placements) first: a spill mark on one
+ * of them stops the fixpoint (the guard), so they must not be crowded out by
+ * tensors that could still go to DRAM. Then decreasing size, then longer
+ * life, then id: keys sorted alone, so that the comparison needs no context
+ * (the library keeps no mutable statics). */
 typedef struct size_key {
     int64_t bytes;
     uint32_t life, id;
+    bool unspillable;
 } size_key;
 
 static int cmp_size(const void *a, const void *b)
 {
     const size_key *x = a, *y = b;
+    if (x->unspillable != y->unspillable) return x->unspillable ? -1 : 1;
     if (x->bytes != y->bytes) return x->bytes > y->bytes ? -1 : 1;
     if (x->life != y->life) return x->life > y->life ? -1 : 1;
     return x->id < y->id ? -1 : 1;
@@ -140,7 +145,7 @@ static void order_by_size(sb_ctx *c, uint32_t *order, uint32_t *norder)
     if (!keys) return; /* the arena's failure flag is checked by the driver */
     for (uint32_t k = 0; k < *norder; k++) {
         const sb_node *nd = &c->info[order[k]];
-        keys[k] = (size_key){nd->bytes, nd->end - nd->start, order[k]};
+        keys[k] = (size_key){nd->bytes, nd->end - nd->start, order[k], nd->unspillable};
     }
     qsort(keys, *norder, sizeof *keys, cmp_size);
     for (uint32_t k = 0; k < *norder; k++) order[k] = keys[k].id;

@@ -5,7 +5,10 @@
  *     load (find_loads), the read-only DRAM tensor it was loaded from;
  *   - after each def, a DMAStore copies what the def wrote from L to the home
  *     through the same access pattern ("<def>.spill.<L>"); a plain load's own
- *     DMALoad is deleted instead (it is re-issued where needed);
+ *     DMALoad is deleted instead (it is re-issued where needed). When L has
+ *     several defs, the first def instruction keeps L and each later one
+ *     writes a new short-lived SB placement ("<L>.def") that its store copies
+ *     from, so that no placement stays live between two defs;
  *   - before each use, a DMALoad copies what the use reads from the home into a
  *     new short-lived SB placement of S ("<L>.reload"), through the use's own
  *     access pattern, and the use reads that temporary ("<use>.reload.<L>").
@@ -126,6 +129,11 @@ static sba_status spill_location(spill_state *s, sb_node *nd, bir_location *L)
     if (!w || !r || !tmps) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory");
     if (nw) memcpy(w, L->storage.writers, nw * sizeof *w); /* an empty list may be NULL */
     if (nr) memcpy(r, L->storage.readers, nr * sizeof *r);
+    /* With more than one def, L itself would stay live from the first def to
+     * the last store (across whole loops when the defs straddle one): L keeps
+     * the first def instruction, each later one writes its own short-lived
+     * placement. */
+    bir_location *def_tmp = L;
     for (uint32_t k = 0; k < nw; k++) {
         bir_inst *def = w[k].inst;
         if (nd->load_src) {
@@ -133,7 +141,15 @@ static sba_status spill_location(spill_state *s, sb_node *nd, bir_location *L)
             c->rep->remats++;
             continue;
         }
-        const bir_operand *op = &def->outs[w[k].operand];
+        bir_operand *op = &def->outs[w[k].operand];
+        if (k > 0) {
+            if (w[k - 1].inst != def) {
+                snprintf(base, sizeof base, "%s.def", L->name);
+                def_tmp = new_location(c, S, base, BIR_MEM_SB, BIR_LOC_SPILLED_DEF);
+                if (!def_tmp) return c->err->code;
+            }
+            op->loc = def_tmp;
+        }
         bir_operand to = *op;
         to.set = home.set;
         to.loc = home.loc;
