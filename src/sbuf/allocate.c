@@ -163,6 +163,43 @@ static sba_status impossible(sb_ctx *c, uint32_t v)
                    (long long)(best_bytes + nv->bytes), (long long)c->t->sbuf_bytes, list);
 }
 
+/* A node that spill code made cannot be spilled again. When one does not fit,
+ * the cheapest spillable neighbour whose partitions it could share is spilled
+ * instead, so it gets room on the next iteration; only when no such neighbour
+ * is left does the guard report the function impossible. */
+static uint32_t quarters(int64_t lo, int64_t hi)
+{
+    uint32_t m = 0;
+    for (int64_t q = 0; q < SBA_BANDS; q++)
+        if (q * 32 < hi && lo < (q + 1) * 32) m |= 1u << q;
+    return m;
+}
+
+static bool evict_for(sb_ctx *c, uint32_t v)
+{
+    sb_node *nv = &c->info[v];
+    uint32_t reach = 0, best = SB_NO_NODE;
+    for (uint32_t k = 0; k < sb_height_bands(nv->height); k++) {
+        int64_t b = sb_height_band_start(nv->height, k);
+        reach |= quarters(b, b + nv->partitions);
+    }
+    for (uint32_t k = 0; k < nv->degree; k++) {
+        uint32_t j = nv->adj[k];
+        const sb_node *nj = &c->info[j];
+        if (nj->precoloured || nj->unspillable || nj->output || nj->spill || !nj->placed) continue;
+        if (!(quarters(nj->base, nj->base + nj->partitions) & reach)) continue;
+        if (best == SB_NO_NODE || nj->cost / (double)nj->bytes < c->info[best].cost / (double)c->info[best].bytes ||
+            (nj->cost / (double)nj->bytes == c->info[best].cost / (double)c->info[best].bytes && j < best))
+            best = j;
+    }
+    if (best == SB_NO_NODE) return false;
+    c->info[best].spill = true;
+    c->info[best].placed = false;
+    nv->spill = false;
+    sb_log(c, "evict %s to make room for %s", c->info[best].loc->name, nv->loc->name);
+    return true;
+}
+
 /* ---- the driver -------------------------------------------------------- */
 
 static sba_status front_half(sb_ctx *c)
@@ -238,7 +275,8 @@ static sba_status allocate_function(sb_ctx *c, bool analyze_only)
             break;
         }
         for (uint32_t i = 0; i < c->n; i++)
-            if (c->info[i].rep == i && c->info[i].spill && c->info[i].unspillable) return impossible(c, i);
+            if (c->info[i].rep == i && c->info[i].spill && c->info[i].unspillable && !evict_for(c, i))
+                return impossible(c, i);
         if (c->iteration + 1 >= max_iter)
             return sba_err(c->err, SBA_ERR_ALLOC, "cannot allocate function \"%s\" in SB: still spilling after %u "
                            "iterations", c->fn->name, max_iter);
