@@ -10,7 +10,7 @@ static const cli_command commands[] = {
     {"fmt", "FILE [-o OUT]", "re-save a module in the canonical layout", cmd_fmt},
     {"show", "FILE", "print each function's program points and operand footprints", cmd_show},
     {"analyze", "FILE [--target T] [--log] [--dump=LIST]", "run the allocator's front half and report", cmd_analyze},
-    {"alloc", "FILE [-o OUT] [--target T] [--strategy S] [--report] [--log]", "allocate SBUF and write the result", cmd_alloc},
+    {"alloc", "FILE [-o OUT] [--target T] [--strategy S] [--report[=json]] [--svg FILE] [--log] [--dump=LIST] [--no-verify]", "allocate SBUF and write the result", cmd_alloc},
     {"verify", "FILE", "prove the placements correct by simulating the program", cmd_verify},
     {"gen", "[--seed N] [--tensors N] [-o OUT] ...", "generate a seeded realistic kernel (gen --help)", cmd_gen},
     {"draw", "FILE [-o OUT.svg]", "draw an allocated module's placements as SVG", cmd_draw},
@@ -24,7 +24,7 @@ static void usage(FILE *f)
     fprintf(f, "usage: sballoc COMMAND [ARGS]\n\n"
                "SBUF allocator for tensor-accelerator BIR modules.\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        fprintf(f, "  %-7s %-22s %s\n", commands[i].name, commands[i].args, commands[i].help);
+        fprintf(f, "  %s %s\n      %s\n", commands[i].name, commands[i].args, commands[i].help);
     fprintf(f, "\n  --help     show this text\n  --version  show the version\n\n"
                "FILE may be '-' for standard input, OUT '-' for standard output.\n"
                "Exit status: 0 ok, 1 a check failed, 2 bad usage or bad input.\n");
