@@ -459,3 +459,102 @@ Test(dram, spill_homes_are_packed_in_dram)
     sba_alloc_report_free(&r.rep);
     bir_module_free(m);
 }
+
+/* ---- the verifier on PSUM placements, and the examples ------------------------- */
+
+static sba_error verify_fails(bir_module *m, sba_status code)
+{
+    sba_error err;
+    sba_status s = sba_verify_module(m, NULL, &err);
+    cr_assert_eq(s, code, "expected %s, got %s: %s", sba_status_name(code), sba_status_name(s), err.message);
+    return err;
+}
+
+Test(verify_psum, tile_across_a_bank_boundary_is_rejected)
+{
+    int f[] = {256};
+    bir_module *m = psum_module(1, f, NULL, false);
+    run r = alloc(m, 0);
+    cr_assert_eq(r.st, SBA_OK, "%s", r.err.message);
+    find_loc(m, "p0_set", "p0")->addr = 1536;
+    sba_error err = verify_fails(m, SBA_ERR_MODEL);
+    cr_assert_str_eq(err.message, "verify: PSUM location \"p0\" of tensor \"p0_set\": bytes [1536, 2560) of bank 0 "
+                                  "cross the bank boundary at 2048");
+    sba_alloc_report_free(&r.rep);
+    bir_module_free(m);
+}
+
+Test(verify_psum, misaligned_address_is_rejected)
+{
+    int f[] = {64};
+    bir_module *m = psum_module(1, f, NULL, false);
+    run r = alloc(m, 0);
+    cr_assert_eq(r.st, SBA_OK, "%s", r.err.message);
+    find_loc(m, "p0_set", "p0")->addr = 6;
+    sba_error err = verify_fails(m, SBA_ERR_MODEL);
+    cr_assert_str_eq(err.message, "verify: PSUM location \"p0\" of tensor \"p0_set\": addr 6 is not a multiple of "
+                                  "the PSUM alignment 4");
+    sba_alloc_report_free(&r.rep);
+    bir_module_free(m);
+}
+
+Test(verify_psum, live_tiles_in_the_same_bank_bytes_are_rejected)
+{
+    /* two tiles live together, placed apart by the allocator: moving p1 onto
+     * p0's bytes makes the evict of p0 read p1's value */
+    int f[] = {128, 128};
+    bir_module *m = psum_module(2, f, NULL, false);
+    run r = alloc(m, 0);
+    cr_assert_eq(r.st, SBA_OK, "%s", r.err.message);
+    bir_location *p0 = find_loc(m, "p0_set", "p0"), *p1 = find_loc(m, "p1_set", "p1");
+    p1->bank = p0->bank;
+    p1->addr = p0->addr;
+    sba_error err = verify_fails(m, SBA_ERR_PROGRAM);
+    cr_assert(strstr(err.message, "instruction \"ev0\" reads tensor \"p0_set\" (PSUM location \"p0\")") != NULL,
+              "%s", err.message);
+    cr_assert(strstr(err.message, "but tensor \"p1_set\" written there by instruction \"mm1\" overwrote it") != NULL,
+              "%s", err.message);
+    /* a different bank with the same address is a different place */
+    p1->bank = (p0->bank + 1) % 8;
+    cr_assert_eq(sba_verify_module(m, NULL, &err), SBA_OK, "%s", err.message);
+    sba_alloc_report_free(&r.rep);
+    bir_module_free(m);
+}
+
+Test(examples, every_example_is_allocated_in_all_three_memories_and_verified)
+{
+    static const char *const names[] = {"attention", "dram_alias", "matmul_tiled", "preplaced", "softmax_rows",
+                                        "spill_pressure"};
+    uint32_t psum = 0, dram = 0;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/examples/%s.json", SBALLOC_SOURCE_DIR, names[i]);
+        sba_error err;
+        bir_module *m = bir_load_file(path, NULL, &err);
+        cr_assert_not_null(m, "%s: %s", path, err.message);
+        run r = alloc(m, 0); /* verified inside */
+        cr_assert_eq(r.st, SBA_OK, "%s: %s", names[i], r.err.message);
+        for (uint32_t f = 0; f < m->nfns; f++) {
+            const bir_function *fn = m->fns[f];
+            for (uint32_t s = 0; s < fn->nsets; s++)
+                for (uint32_t l = 0; l < fn->sets[s]->nlocs; l++) {
+                    const bir_location *loc = fn->sets[s]->locs[l];
+                    bool accessed = loc->storage.nreaders + loc->storage.nwriters > 0;
+                    if (!accessed) continue;
+                    if (loc->type == BIR_MEM_PSUM) {
+                        cr_assert(loc->has_bank && loc->addr != BIR_NO_ADDR, "%s: %s", names[i], loc->name);
+                        psum++;
+                    } else if (loc->type == BIR_MEM_SB) {
+                        cr_assert_neq(loc->addr, BIR_NO_ADDR, "%s: %s", names[i], loc->name);
+                    } else if (loc->type == BIR_MEM_DRAM && fn->sets[s]->kind == BIR_TK_INTERNAL) {
+                        cr_assert_neq(loc->addr, BIR_NO_ADDR, "%s: %s", names[i], loc->name);
+                        dram++;
+                    }
+                }
+        }
+        sba_alloc_report_free(&r.rep);
+        bir_module_free(m);
+    }
+    cr_assert_gt(psum, 0);
+    cr_assert_gt(dram, 0);
+}

@@ -36,6 +36,7 @@ typedef struct sba_verify_options {
 typedef struct sba_verify_report {
     uint32_t functions;
     uint64_t locations;      /* SB locations whose placement was checked */
+    uint64_t psum_locations; /* PSUM locations (bank and addr given) whose placement was checked */
     uint64_t points;         /* program points executed (loop bodies once per iteration) */
     uint64_t steps;          /* budget units used */
     uint64_t reads;          /* (operand, block) reads checked, exit checks included */

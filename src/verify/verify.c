@@ -57,7 +57,8 @@ typedef struct vloc_info {
     const bir_location *loc;
     uint32_t set, set_pos, loc_pos;
     bool sb, checked;
-    int64_t base, addr, n;           /* SB placement; n = live_n */
+    bool psum;                       /* a PSUM location with bank and addr: in the shared PSUM space */
+    int64_t base, addr, n;           /* SB/PSUM placement (PSUM: bank × bank bytes + addr); n = live_n */
 } vloc_info;
 
 typedef struct vvalue {
@@ -138,6 +139,7 @@ typedef struct verifier {
     sba_arena *ar;
     vpool pool;
     vspace sb;
+    vspace psum;                     /* banks × bank bytes per partition */
     vmap map;
     vset_info *sets;
     vloc_info *locs;
@@ -292,9 +294,9 @@ static vstore storage(verifier *v, uint32_t loc, int64_t block)
 {
     const vloc_info *l = &v->locs[loc];
     const vset_info *s = &v->sets[l->set];
-    if (l->sb) {
+    if (l->sb || l->psum) {
         int64_t slot = block % l->n;
-        return (vstore){&v->sb, l->base, l->addr + slot * s->bpb};
+        return (vstore){l->sb ? &v->sb : &v->psum, l->base, l->addr + slot * s->bpb};
     }
     uint32_t idx;
     vkey k = vkey_make(TAG_PRIVATE, loc, block);
@@ -392,6 +394,56 @@ static sba_status check_location(verifier *v, uint32_t li, const bir_inst *by)
     l->n = n;
     l->checked = true;
     v->rep->locations++;
+    return SBA_OK;
+}
+
+/* The placement rules of one PSUM location with bank and addr: the bank
+ * exists, addr is aligned, the tile lies inside its bank, and its base obeys
+ * the start-partition rule. */
+static sba_status check_psum_location(verifier *v, uint32_t li)
+{
+    vloc_info *l = &v->locs[li];
+    if (l->checked) return SBA_OK;
+    const bir_location *loc = l->loc;
+    const vset_info *s = &v->sets[l->set];
+    const sba_target *t = v->t;
+    char path[256], allowed[64];
+    loc_path(v, l, path, sizeof path);
+    const char *ln = loc->name, *sn = s->set->name;
+    int64_t n = loc->live_n ? loc->live_n : s->nblocks, b = loc->base == BIR_NO_BASE ? 0 : loc->base, bytes, end;
+    if (loc->bank < 0 || loc->bank >= (int64_t)t->psum_banks)
+        return sba_err_path(v->err, SBA_ERR_MODEL, path,
+                            "verify: PSUM location \"%s\" of tensor \"%s\": bank %lld is outside [0, %u)", ln, sn,
+                            (long long)loc->bank, t->psum_banks);
+    if (n < 1 || n > s->nblocks)
+        return sba_err_path(v->err, SBA_ERR_MODEL, path,
+                            "verify: PSUM location \"%s\" of tensor \"%s\": live_n %lld is outside [1, %lld] "
+                            "(the tensor's blocks)",
+                            ln, sn, (long long)n, (long long)s->nblocks);
+    if (t->psum_align > 1 && loc->addr % t->psum_align != 0)
+        return sba_err_path(v->err, SBA_ERR_MODEL, path,
+                            "verify: PSUM location \"%s\" of tensor \"%s\": addr %lld is not a multiple of the "
+                            "PSUM alignment %u",
+                            ln, sn, (long long)loc->addr, t->psum_align);
+    if (__builtin_mul_overflow(n, s->bpb, &bytes) || __builtin_add_overflow(loc->addr, bytes, &end)) end = INT64_MAX;
+    if (loc->addr < 0 || end > (int64_t)t->psum_bank_bytes)
+        return sba_err_path(v->err, SBA_ERR_MODEL, path,
+                            "verify: PSUM location \"%s\" of tensor \"%s\": bytes [%lld, %lld) of bank %lld cross "
+                            "the bank boundary at %u",
+                            ln, sn, (long long)loc->addr, (long long)end, (long long)loc->bank, t->psum_bank_bytes);
+    uint32_t mask = bir_start_partition_mask(s->parts);
+    if (b < 0 || b % 32 != 0 || b / 32 >= 4 || !(mask >> (b / 32) & 1u) || b + s->parts > (int64_t)t->partitions) {
+        mask_text(mask, allowed, sizeof allowed);
+        return sba_err_path(v->err, SBA_ERR_MODEL, path,
+                            "verify: PSUM location \"%s\" of tensor \"%s\": base partition %lld breaks the "
+                            "start-partition rule for %lld partitions (allowed: %s)",
+                            ln, sn, (long long)b, (long long)s->parts, allowed);
+    }
+    l->base = b;
+    l->addr = loc->bank * (int64_t)t->psum_bank_bytes + loc->addr;
+    l->n = n;
+    l->checked = true;
+    v->rep->psum_locations++;
     return SBA_OK;
 }
 
@@ -898,6 +950,7 @@ static sba_status index_sets(verifier *v)
             l->set_pos = i;
             l->loc_pos = k;
             l->sb = l->loc->type == BIR_MEM_SB;
+            l->psum = l->loc->type == BIR_MEM_PSUM && l->loc->has_bank && l->loc->addr != BIR_NO_ADDR;
             if (!vmap_put(&v->map, vkey_make(TAG_LOC, 0, (int64_t)(uintptr_t)l->loc), li)) return nomem(v);
         }
     }
@@ -929,6 +982,8 @@ static sba_status prepare_operand(verifier *v, const bir_inst *in, const bir_ope
     if (s != SBA_OK) return s;
     if (v->locs[li].sb) {
         if ((s = check_location(v, li, in)) != SBA_OK || (s = check_operand_base(v, o)) != SBA_OK) return s;
+    } else if (v->locs[li].psum) {
+        if ((s = check_psum_location(v, li)) != SBA_OK || (s = check_operand_base(v, o)) != SBA_OK) return s;
     }
     o->first = o->whole;
     bool runs = true;
@@ -1037,8 +1092,9 @@ static sba_status seed_entries(verifier *v)
     for (uint32_t li = 0; li < v->nlocs; li++) {
         vloc_info *l = &v->locs[li];
         const vset_info *s = &v->sets[l->set];
-        if (!l->sb || !s->entry || l->loc->addr == BIR_NO_ADDR || l->loc->base == BIR_NO_BASE) continue;
-        sba_status st = check_location(v, li, NULL);
+        if (!(l->sb || l->psum) || !s->entry || l->loc->addr == BIR_NO_ADDR) continue;
+        if (l->sb && l->loc->base == BIR_NO_BASE) continue;
+        sba_status st = l->sb ? check_location(v, li, NULL) : check_psum_location(v, li);
         if (st != SBA_OK) return st;
         int64_t nb = l->n < s->nblocks ? l->n : s->nblocks;
         for (int64_t k = 0; k < nb; k++) {
@@ -1072,7 +1128,7 @@ static sba_status check_exit(verifier *v)
             for (uint32_t j = 0; j < set->nlocs && !held; j++) {
                 uint32_t li;
                 if (!vmap_get(&v->map, vkey_make(TAG_LOC, 0, (int64_t)(uintptr_t)set->locs[j]), &li) ||
-                    li == l->last_loc || (v->locs[li].sb && !v->locs[li].checked))
+                    li == l->last_loc || ((v->locs[li].sb || v->locs[li].psum) && !v->locs[li].checked))
                     continue;
                 rcheck c2;
                 int rc2 = read_block(v, li, l->block, &g, &c2, &skipped);
@@ -1110,7 +1166,9 @@ sba_status sba_verify_function(const bir_function *fn, const sba_verify_options 
     int64_t page = imax(SB_PAGE_BYTES, (v.t->sbuf_bytes + SB_MAX_PAGES - 1) / SB_MAX_PAGES);
     sba_status s = SBA_OK;
     /* Value 0 is "never written" (VSPACE_NONE): its record is a placeholder. */
+    int64_t psum_bytes = imax((int64_t)v.t->psum_banks * v.t->psum_bank_bytes, 1);
     if (!vspace_init(&v.sb, &v.pool, 0, imax(v.t->sbuf_bytes, 1), v.t->partitions, VSPACE_NONE, page) ||
+        !vspace_init(&v.psum, &v.pool, 0, psum_bytes, v.t->partitions, VSPACE_NONE, SB_PAGE_BYTES) ||
         !SBA_VEC_PUSH(&ar, &v.values, ((vvalue){0, VSPACE_NO_WRITER, 0, -1})))
         s = nomem(&v);
     if (s == SBA_OK) s = index_sets(&v);
