@@ -1,7 +1,7 @@
 # The two commands of the README. Each installs what is missing, then builds.
 #   make run   - build and run the main job on the bundled example
 #   make test  - build and run every test, then again under ASan + UBSan
-.PHONY: all deps build run test test-release test-asan test-clang bench fuzz clean
+.PHONY: all deps test-deps build run test test-release test-asan test-clang bench fuzz clean
 
 EXAMPLE ?= examples/matmul_tiled.json
 JOBS ?= $(shell nproc)
@@ -11,6 +11,10 @@ all: build
 deps:
 	@./scripts/install-deps.sh
 
+# The test suite also renders a picture in headless Chromium (tests/cli/draw.sh).
+test-deps:
+	@SBALLOC_WITH_CHROMIUM=1 ./scripts/install-deps.sh
+
 build: deps
 	@cmake --preset release >/dev/null
 	@cmake --build --preset release -j $(JOBS)
@@ -18,7 +22,7 @@ build: deps
 run: build
 	./build/release/sballoc alloc $(EXAMPLE) --report -o build/release/allocated.json
 
-test: deps test-release test-clang test-asan test-fuzz
+test: test-deps test-release test-clang test-asan test-fuzz
 
 test-release:
 	@cmake --preset release >/dev/null

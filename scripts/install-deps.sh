@@ -9,8 +9,9 @@ need="cmake ninja-build pkg-config gcc libjansson-dev libcriterion-dev"
 # which neither ASan nor UBSan sees. SBALLOC_WITH_VALGRIND=0 leaves it out.
 [ "${SBALLOC_WITH_VALGRIND:-1}" = 1 ] && need="$need valgrind"
 # The rendering test (tests/cli/draw.sh) screenshots an SVG with headless
-# Chromium: ~80 MB to download and ~300 MB installed, for one check that skips
-# without it, so it is opt-in. Fonts, so that its labels render.
+# Chromium: ~80 MB to download and ~300 MB installed. `make test` asks for it
+# (SBALLOC_WITH_CHROMIUM=1) so the picture is really rendered there; `make run`
+# does not need it. Fonts, so that its labels render.
 [ "${SBALLOC_WITH_CHROMIUM:-0}" = 1 ] && need="$need chromium fonts-dejavu-core"
 missing=""
 for p in $need; do
