@@ -54,8 +54,12 @@ test-fuzz:
 	@cmake --build --preset fuzz -j $(JOBS)
 	sh fuzz/run.sh build/fuzz 60
 
+# bench_alloc runs every strategy on MiniMalloc's instances (../shared), the
+# examples and generated kernels, verifies each result, and writes
+# bench/results.md and bench/results.csv.
 bench: build
 	./build/release/bench_json
+	SBALLOC_SOURCE_DIR=$(CURDIR) ./build/release/bench_alloc
 
 clean:
 	rm -rf build

@@ -1,0 +1,755 @@
+/* bench_alloc: every allocation strategy over every workload we have, with
+ * the quality of the answer, its time, its memory and its proof.
+ *
+ * Workloads, each run once per strategy (coloring, best-fit, greedy-size):
+ *   - MiniMalloc's instances, read from ../shared/bench/minimalloc beside the
+ *     source tree (skipped with a note when absent): every *.csv there,
+ *     imported with sba_csv_import at the capacity its name carries
+ *     (A.1048576.csv: 1,048,576; input.12.csv: 12);
+ *   - the kernels in examples/ (every .json file);
+ *   - generated kernels (sba_gen_module, the defaults of `sballoc gen`) of
+ *     1,000, 10,000 and 100,000 tensors, saved as JSON to a temporary file
+ *     and loaded from it like `sballoc alloc` would;
+ *   - generated kernels of 1,000 to 1,000,000 tensors built in memory through
+ *     the C API, with no JSON: these give the growth exponents.
+ * Each run is a child process (so its peak RSS, from getrusage, is its own),
+ * limited to --timeout seconds of CPU (default 90; a run stopped there is
+ * reported as such), which keeps the default run under ten minutes. It loads the input — timing json_loadb alone, then
+ * bir_load_buffer, whose difference is the model build — allocates
+ * (sba_allocate_module: the report's lower bound, peak used, spills and
+ * seconds per phase), verifies the result with sba_verify_module, and for a
+ * CSV instance that fits exports the packing and checks it with
+ * sba_csv_check. The results go to bench/results.md and bench/results.csv
+ * under the source tree, and the markdown is printed. Growth exponents are
+ * least-squares slopes of log(time) and log(peak RSS) against log(tensors)
+ * over the in-memory kernels, with the slope between each pair of sizes.
+ *
+ * usage: bench_alloc [--source-dir DIR] [--sizes N,...] [--api-sizes N,...]
+ *                    [--strategies S,...] [--only TEXT] [--timeout SECONDS]
+ *                    [--no-write]
+ * The source directory defaults to $SBALLOC_SOURCE_DIR, else ".". */
+#include <errno.h>
+#include <glob.h>
+#include <jansson.h>
+#include <math.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sballoc/alloc.h"
+#include "sballoc/csv.h"
+#include "sballoc/gen.h"
+#include "sballoc/verify.h"
+
+enum { MAX_SIZES = 8, MAX_CASES = 256, MAX_RUNS = MAX_CASES * SBA_STRATEGY_COUNT };
+
+typedef enum case_kind { CASE_CSV = 0, CASE_EXAMPLE, CASE_GEN_JSON, CASE_GEN_API, CASE_KINDS } case_kind;
+
+static const char *const kind_names[CASE_KINDS] = {"minimalloc", "example", "gen-json", "gen-api"};
+static const char *const kind_titles[CASE_KINDS] = {
+    "MiniMalloc instances (CSV import)",
+    "Examples (every .json file in examples/)",
+    "Generated kernels through JSON (`sballoc gen`, loaded from a file)",
+    "Generated kernels through the C API (in memory, no JSON)",
+};
+
+typedef struct bench_case {
+    case_kind kind;
+    char name[96];
+    char path[1024];
+    int64_t capacity;     /* CSV only */
+    uint32_t tensors;     /* generated only */
+} bench_case;
+
+typedef enum run_status { RUN_OK = 0, RUN_LOAD_FAILED, RUN_ALLOC_FAILED, RUN_CRASHED, RUN_TIMEOUT } run_status;
+
+/* What a child sends back: plain data, fixed size. */
+typedef struct result {
+    uint32_t kase, strategy;
+    uint32_t status;             /* run_status */
+    char message[240];
+    uint64_t sets;               /* memory-location sets in the module */
+    uint32_t nodes, points, iterations;
+    uint64_t edges;
+    int64_t capacity, lower_bound, peak_used;
+    uint32_t spilled;
+    uint64_t spilled_bytes;
+    uint64_t search_nodes;
+    uint32_t search_outcome;
+    double parse_s, build_s;     /* JSON parse alone; model build (load - parse, import, or generation) */
+    bool has_parse;
+    double alloc_s, phase_s[SBA_PHASE_COUNT];
+    int verified;                /* 0 not run, 1 proved, 2 ok with sampled loops, -1 failed */
+    double verify_s;
+    char verify_message[160];
+    int checked;                 /* CSV: 0 not run, 1 valid packing, -1 rejected */
+    long rss_loaded_kb, rss_peak_kb;
+} result;
+
+typedef struct options {
+    const char *source;
+    uint32_t sizes[MAX_SIZES], nsizes;
+    uint32_t api_sizes[MAX_SIZES], napi;
+    bool strategy_on[SBA_STRATEGY_COUNT];
+    const char *only;
+    unsigned timeout;
+    bool write;
+} options;
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static long peak_rss_kb(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_maxrss; /* kilobytes on Linux */
+}
+
+static char *read_all(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        if (n == cap) {
+            char *nb = realloc(buf, cap *= 2);
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+        }
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0) break;
+    }
+    fclose(f);
+    *len = n;
+    return buf;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+/* The capacity a MiniMalloc file name carries: the number before ".csv". */
+static int64_t capacity_of(const char *name)
+{
+    size_t n = strlen(name);
+    if (n < 5 || strcmp(name + n - 4, ".csv")) return 0;
+    const char *end = name + n - 4, *s = end;
+    while (s > name && s[-1] >= '0' && s[-1] <= '9') s--;
+    if (s == end || (s > name && s[-1] != '.')) return 0;
+    return strtoll(s, NULL, 10);
+}
+
+static bool parse_list(const char *s, uint32_t *out, uint32_t *n)
+{
+    *n = 0;
+    while (*s) {
+        char *end;
+        errno = 0;
+        unsigned long v = strtoul(s, &end, 10);
+        if (errno || end == s || v < 1 || v > 100000000 || *n == MAX_SIZES) return false;
+        out[(*n)++] = (uint32_t)v;
+        if (*end == ',') end++;
+        else if (*end) return false;
+        s = end;
+    }
+    return true;
+}
+
+/* ---- one run, in a child ------------------------------------------------ */
+
+static void fail(result *r, uint32_t status, const char *what, const sba_error *err)
+{
+    r->status = status;
+    if (err && err->line > 0)
+        snprintf(r->message, sizeof r->message, "%s: %d:%d: %.180s", what, err->line, err->column, err->message);
+    else if (err)
+        snprintf(r->message, sizeof r->message, "%s: %.200s", what, err->message);
+    else
+        snprintf(r->message, sizeof r->message, "%s", what);
+}
+
+static bir_module *load(const bench_case *c, result *r)
+{
+    sba_error err;
+    if (c->kind == CASE_GEN_API) {
+        sba_gen_options g;
+        sba_gen_defaults(&g);
+        g.tensors = c->tensors;
+        double t0 = now();
+        bir_module *m = sba_gen_module(&g, NULL, &err);
+        r->build_s = now() - t0;
+        if (!m) fail(r, RUN_LOAD_FAILED, "gen", &err);
+        return m;
+    }
+    size_t len;
+    char *text = read_all(c->path, &len);
+    if (!text) {
+        fail(r, RUN_LOAD_FAILED, "cannot read the input", NULL);
+        return NULL;
+    }
+    bir_module *m;
+    if (c->kind == CASE_CSV) {
+        double t0 = now();
+        m = sba_csv_import(text, len, c->capacity, NULL, &err);
+        r->build_s = now() - t0;
+        if (!m) fail(r, RUN_LOAD_FAILED, "import", &err);
+    } else {
+        json_error_t je;
+        double t0 = now();
+        json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+        r->parse_s = now() - t0;
+        r->has_parse = true;
+        json_decref(root);
+        t0 = now();
+        m = bir_load_buffer(text, len, c->path, NULL, &err);
+        double load_s = now() - t0;
+        r->build_s = load_s > r->parse_s ? load_s - r->parse_s : 0;
+        if (!m) fail(r, RUN_LOAD_FAILED, "load", &err);
+    }
+    free(text);
+    return m;
+}
+
+static void summarize(const sba_alloc_report *rep, result *r)
+{
+    for (uint32_t f = 0; f < rep->nfns; f++) {
+        const sba_function_report *fr = &rep->fns[f];
+        r->nodes += fr->nodes;
+        r->points += fr->points;
+        r->edges += fr->edges;
+        if (fr->iterations > r->iterations) r->iterations = fr->iterations;
+        if (fr->capacity > r->capacity) r->capacity = fr->capacity;
+        if (fr->lower_bound_total > r->lower_bound) r->lower_bound = fr->lower_bound_total;
+        for (uint32_t q = 0; q < SBA_BANDS; q++)
+            if (fr->high_water[q] > r->peak_used) r->peak_used = fr->high_water[q];
+        r->spilled += fr->spilled;
+        r->spilled_bytes += fr->spilled_bytes;
+        r->search_nodes += fr->search_nodes;
+        if (fr->search_outcome > r->search_outcome) r->search_outcome = fr->search_outcome;
+        for (uint32_t p = 0; p < SBA_PHASE_COUNT; p++) r->phase_s[p] += fr->seconds[p];
+    }
+}
+
+static void verify(bir_module *m, const bench_case *c, result *r)
+{
+    sba_error err;
+    sba_verify_report vr;
+    double t0 = now();
+    sba_status st = sba_verify_module_opts(m, NULL, &vr, &err);
+    r->verify_s = now() - t0;
+    r->verified = st != SBA_OK ? -1 : vr.exhaustive ? 1 : 2;
+    if (st != SBA_OK) snprintf(r->verify_message, sizeof r->verify_message, "%.150s", err.message);
+    if (c->kind != CASE_CSV || r->spilled) return;
+    char *text;
+    size_t len;
+    sba_csv_check_report cr;
+    if (sba_csv_export(m, &text, &len, &err) == SBA_OK) {
+        st = sba_csv_check(text, len, c->capacity, &cr, NULL, &err);
+        bir_free_text(m, text);
+    } else {
+        st = err.code;
+    }
+    r->checked = st == SBA_OK ? 1 : -1;
+    if (st != SBA_OK && r->verified >= 0)
+        snprintf(r->verify_message, sizeof r->verify_message, "csv: %.150s", err.message);
+}
+
+static void send(int fd, const result *r)
+{
+    ssize_t w = write(fd, r, sizeof *r);
+    if (w != (ssize_t)sizeof *r) _exit(1);
+}
+
+/* Sends the result twice: after the load, so that a run stopped later still
+ * says what it loaded, and at the end. */
+static void run_one(const bench_case *c, uint32_t strategy, result *r, int fd)
+{
+    bir_module *m = load(c, r);
+    if (!m) return;
+    for (uint32_t f = 0; f < m->nfns; f++) r->sets += m->fns[f]->nsets;
+    r->capacity = m->target.sbuf_bytes;
+    r->rss_loaded_kb = r->rss_peak_kb = peak_rss_kb();
+    send(fd, r);
+    sba_alloc_options o = {.strategy = strategy};
+    sba_alloc_report rep;
+    sba_error err;
+    double t0 = now();
+    sba_status st = sba_allocate_module(m, &o, &rep, &err);
+    r->alloc_s = now() - t0;
+    summarize(&rep, r);
+    sba_alloc_report_free(&rep);
+    if (st != SBA_OK) fail(r, RUN_ALLOC_FAILED, "alloc", &err);
+    else verify(m, c, r);
+    bir_module_free(m);
+    r->rss_peak_kb = peak_rss_kb();
+}
+
+/* Runs run_one in a child with a time limit; the result comes back through a pipe. */
+static void run_in_child(const bench_case *c, uint32_t kase, uint32_t strategy, unsigned timeout, result *r)
+{
+    memset(r, 0, sizeof *r);
+    r->kase = kase;
+    r->strategy = strategy;
+    int fd[2];
+    if (pipe(fd) != 0) {
+        perror("bench_alloc: pipe");
+        exit(1);
+    }
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) {
+        perror("bench_alloc: fork");
+        exit(1);
+    }
+    if (pid == 0) {
+        close(fd[0]);
+        /* CPU time, so that the machine's other load does not cut a run short;
+         * the wall-clock alarm only catches a run that stopped making progress. */
+        struct rlimit rl = {timeout, timeout + 5};
+        setrlimit(RLIMIT_CPU, &rl);
+        alarm(4 * timeout);
+        run_one(c, strategy, r, fd[1]);
+        r->status |= 0x100; /* the final record */
+        send(fd[1], r);
+        _exit(0);
+    }
+    close(fd[1]);
+    result rec;
+    size_t got = 0;
+    bool done = false;
+    for (;;) {
+        ssize_t n = read(fd[0], (char *)&rec + got, sizeof rec - got);
+        if (n <= 0) break;
+        got += (size_t)n;
+        if (got < sizeof rec) continue;
+        done = (rec.status & 0x100) != 0;
+        rec.status &= 0xff;
+        *r = rec;
+        got = 0;
+    }
+    close(fd[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (done) return;
+    int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+    if (sig == SIGXCPU || sig == SIGKILL) {
+        r->status = RUN_TIMEOUT;
+        snprintf(r->message, sizeof r->message, "stopped after %u s of CPU", timeout);
+    } else if (sig == SIGALRM) {
+        r->status = RUN_TIMEOUT;
+        snprintf(r->message, sizeof r->message, "stopped after %u s of wall time", 4 * timeout);
+    } else {
+        r->status = RUN_CRASHED;
+        snprintf(r->message, sizeof r->message, "the run %s %d",
+                 WIFSIGNALED(status) ? "died of signal" : "exited with status",
+                 WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+    }
+}
+
+/* Generates a kernel and saves it as JSON, in a child (the parent stays small). */
+static bool write_gen_json(uint32_t tensors, const char *path, double *seconds)
+{
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) return false;
+    if (pid == 0) {
+        sba_gen_options g;
+        sba_gen_defaults(&g);
+        g.tensors = tensors;
+        sba_error err;
+        bir_module *m = sba_gen_module(&g, NULL, &err);
+        if (!m || bir_save_file(m, path, &err) != SBA_OK) {
+            fprintf(stderr, "bench_alloc: gen %u: %s\n", tensors, err.message);
+            _exit(1);
+        }
+        bir_module_free(m);
+        _exit(0);
+    }
+    double t0 = now();
+    int status = 0;
+    waitpid(pid, &status, 0);
+    *seconds = now() - t0;
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/* ---- output ------------------------------------------------------------- */
+
+static void fmt_int(char *buf, size_t size, int64_t v)
+{
+    char raw[32];
+    snprintf(raw, sizeof raw, "%lld", (long long)(v < 0 ? -v : v));
+    size_t n = strlen(raw), k = 0;
+    if (v < 0 && k + 1 < size) buf[k++] = '-';
+    for (size_t i = 0; i < n && k + 2 < size; i++) {
+        if (i && (n - i) % 3 == 0) buf[k++] = ',';
+        buf[k++] = raw[i];
+    }
+    buf[k] = '\0';
+}
+
+static const char *outcome(const result *r, char *buf, size_t size)
+{
+    char b[32];
+    switch (r->status) {
+    case RUN_OK:
+        if (!r->spilled) return "fits";
+        fmt_int(b, sizeof b, (int64_t)r->spilled_bytes);
+        snprintf(buf, size, "spilled %u (%s B)", r->spilled, b);
+        return buf;
+    case RUN_ALLOC_FAILED: snprintf(buf, size, "failed: %.90s", r->message); return buf;
+    case RUN_LOAD_FAILED: snprintf(buf, size, "load failed: %.90s", r->message); return buf;
+    default: snprintf(buf, size, "%.100s", r->message); return buf;
+    }
+}
+
+static const char *verdict(const result *r, char *buf, size_t size)
+{
+    if (r->verified == 0) return "—";
+    if (r->verified < 0) {
+        snprintf(buf, size, "FAILED: %.80s", r->verify_message);
+        return buf;
+    }
+    snprintf(buf, size, "%s %.1f ms%s", r->verified == 1 ? "ok" : "ok (sampled)", r->verify_s * 1e3,
+             r->checked > 0 ? ", csv valid" : r->checked < 0 ? ", CSV REJECTED" : "");
+    return buf;
+}
+
+static void md_cell_ms(FILE *f, double s, bool have)
+{
+    if (have) fprintf(f, " %.1f |", s * 1e3);
+    else fprintf(f, " — |");
+}
+
+static void md_table(FILE *f, const bench_case *cases, const result *res, uint32_t nres, case_kind kind)
+{
+    bool any = false;
+    for (uint32_t i = 0; i < nres && !any; i++) any = cases[res[i].kase].kind == kind;
+    if (!any) return;
+    fprintf(f, "\n### %s\n\n", kind_titles[kind]);
+    fprintf(f, "| input | sets | strategy | lower bound | peak used | capacity | result | JSON parse ms | "
+               "model build ms | alloc ms | verify | peak RSS MB |\n");
+    fprintf(f, "|---|---:|---|---:|---:|---:|---|---:|---:|---:|---|---:|\n");
+    for (uint32_t i = 0; i < nres; i++) {
+        const result *r = &res[i];
+        const bench_case *c = &cases[r->kase];
+        if (c->kind != kind) continue;
+        char sets[32], lb[32], pk[32], cap[32], oc[160], vd[200];
+        if (r->sets) fmt_int(sets, sizeof sets, (int64_t)r->sets);
+        else snprintf(sets, sizeof sets, "—");
+        fmt_int(lb, sizeof lb, r->lower_bound);
+        fmt_int(pk, sizeof pk, r->peak_used);
+        if (r->capacity) fmt_int(cap, sizeof cap, r->capacity);
+        else snprintf(cap, sizeof cap, "—");
+        bool ran = r->status == RUN_OK || r->status == RUN_ALLOC_FAILED;
+        fprintf(f, "| %s | %s | %s | %s | %s | %s | %s |", c->name, sets, sba_strategy_name(r->strategy),
+                ran ? lb : "—", ran && r->status == RUN_OK ? pk : "—", cap, outcome(r, oc, sizeof oc));
+        md_cell_ms(f, r->parse_s, r->has_parse && r->sets);
+        md_cell_ms(f, r->build_s, r->sets);
+        md_cell_ms(f, r->alloc_s, ran);
+        fprintf(f, " %s | %.1f |\n", verdict(r, vd, sizeof vd), (double)r->rss_peak_kb / 1024.0);
+    }
+}
+
+static void md_phases(FILE *f, const bench_case *cases, const result *res, uint32_t nres)
+{
+    fprintf(f, "\n### Time per phase (ms)\n\n| input | strategy |");
+    for (uint32_t p = 0; p < SBA_PHASE_COUNT; p++) fprintf(f, " %s |", sba_phase_name(p));
+    fprintf(f, " total |\n|---|---|");
+    for (uint32_t p = 0; p <= SBA_PHASE_COUNT; p++) fprintf(f, "---:|");
+    fprintf(f, "\n");
+    for (uint32_t i = 0; i < nres; i++) {
+        const result *r = &res[i];
+        if (r->status != RUN_OK && r->status != RUN_ALLOC_FAILED) continue;
+        fprintf(f, "| %s | %s |", cases[r->kase].name, sba_strategy_name(r->strategy));
+        for (uint32_t p = 0; p < SBA_PHASE_COUNT; p++) fprintf(f, " %.2f |", r->phase_s[p] * 1e3);
+        fprintf(f, " %.2f |\n", r->alloc_s * 1e3);
+    }
+}
+
+/* Least-squares slope of log(y) on log(x); NAN with fewer than two points. */
+static double slope(const double *x, const double *y, uint32_t n)
+{
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (x[i] <= 0 || y[i] <= 0) continue;
+        double lx = log(x[i]), ly = log(y[i]);
+        sx += lx, sy += ly, sxx += lx * lx, sxy += lx * ly, k++;
+    }
+    if (k < 2 || k * sxx - sx * sx <= 0) return NAN;
+    return (k * sxy - sx * sy) / (k * sxx - sx * sx);
+}
+
+typedef double (*metric_fn)(const result *r);
+static double m_alloc(const result *r) { return r->alloc_s; }
+static double m_verify(const result *r) { return r->verify_s; }
+static double m_rss(const result *r) { return (double)r->rss_peak_kb; }
+static double m_load(const result *r) { return r->parse_s + r->build_s; }
+
+static void md_growth_row(FILE *f, const bench_case *cases, const result *res, uint32_t nres, case_kind kind,
+                          uint32_t strategy, const char *label, metric_fn metric)
+{
+    double x[MAX_SIZES], y[MAX_SIZES];
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < nres && n < MAX_SIZES; i++) {
+        const result *r = &res[i];
+        if (cases[r->kase].kind != kind || r->strategy != strategy || r->status != RUN_OK) continue;
+        x[n] = cases[r->kase].tensors;
+        y[n++] = metric(r);
+    }
+    if (n < 2) return;
+    fprintf(f, "| %s | %s | %.2f |", sba_strategy_name(strategy), label, slope(x, y, n));
+    for (uint32_t i = 1; i < n; i++)
+        fprintf(f, " %u→%u: %.2f%s", (unsigned)x[i - 1], (unsigned)x[i], slope(x + i - 1, y + i - 1, 2),
+                i + 1 < n ? "," : "");
+    fprintf(f, " |\n");
+}
+
+static void md_growth(FILE *f, const bench_case *cases, const result *res, uint32_t nres, const options *o)
+{
+    fprintf(f, "\n### Growth exponents\n\n"
+               "Slope of log(quantity) against log(tensors) (1 = linear), least squares over the sizes, then "
+               "between consecutive sizes. Allocation time, verification time and peak RSS are from the "
+               "in-memory kernels; the JSON load (parse + build) from the kernels read from JSON. The peak RSS "
+               "of the smallest kernels is mostly the process itself, which flattens the first slopes.\n\n"
+               "| strategy | quantity | fitted exponent | between sizes |\n|---|---|---:|---|\n");
+    for (uint32_t s = 0; s < SBA_STRATEGY_COUNT; s++) {
+        if (!o->strategy_on[s]) continue;
+        md_growth_row(f, cases, res, nres, CASE_GEN_API, s, "allocation time", m_alloc);
+        md_growth_row(f, cases, res, nres, CASE_GEN_API, s, "verification time", m_verify);
+        md_growth_row(f, cases, res, nres, CASE_GEN_API, s, "peak RSS", m_rss);
+        md_growth_row(f, cases, res, nres, CASE_GEN_JSON, s, "JSON load time", m_load);
+    }
+}
+
+static void write_markdown(FILE *f, const bench_case *cases, const result *res, uint32_t nres, const options *o,
+                           const char *notes, double wall)
+{
+    fprintf(f, "## Allocation benchmark (`make bench`)\n\n"
+               "Every strategy on every workload; each run in its own process. *lower bound*: the peak over "
+               "program points of the live SB bytes per partition (`lower_bound_total`); *peak used*: the "
+               "highest byte any placement reaches (`high_water`); *result*: fits, or the tensors spilled "
+               "to DRAM and their bytes per partition; *model build*: `bir_load_buffer` minus the "
+               "`json_loadb` it contains, the CSV import, or the generation; *verify*: `sba_verify_module` "
+               "(\"ok\" is a proof, \"sampled\" ran long loops in part), plus for CSV instances the exported "
+               "packing checked by `sba_csv_check`. Release build, %ld cores online, %.0f s in all.\n",
+               sysconf(_SC_NPROCESSORS_ONLN), wall);
+    if (notes[0]) fprintf(f, "\n%s", notes);
+    for (int k = 0; k < CASE_KINDS; k++) md_table(f, cases, res, nres, (case_kind)k);
+    md_phases(f, cases, res, nres);
+    md_growth(f, cases, res, nres, o);
+}
+
+static void write_csv(FILE *f, const bench_case *cases, const result *res, uint32_t nres)
+{
+    fprintf(f, "kind,input,tensors,sets,nodes,points,edges,strategy,capacity,lower_bound,peak_used,status,spilled,"
+               "spilled_bytes,iterations,search_nodes,search_outcome,parse_ms,build_ms,alloc_ms");
+    for (uint32_t p = 0; p < SBA_PHASE_COUNT; p++) fprintf(f, ",%s_ms", sba_phase_name(p));
+    fprintf(f, ",verify,verify_ms,csv_check,rss_loaded_kb,rss_peak_kb,message\n");
+    static const char *const st[] = {"ok", "load-failed", "alloc-failed", "crashed", "timeout"};
+    for (uint32_t i = 0; i < nres; i++) {
+        const result *r = &res[i];
+        const bench_case *c = &cases[r->kase];
+        fprintf(f, "%s,%s,%u,%llu,%u,%u,%llu,%s,%lld,%lld,%lld,%s,%u,%llu,%u,%llu,%u,%.3f,%.3f,%.3f",
+                kind_names[c->kind], c->name, c->tensors, (unsigned long long)r->sets, r->nodes, r->points,
+                (unsigned long long)r->edges, sba_strategy_name(r->strategy), (long long)r->capacity,
+                (long long)r->lower_bound, (long long)r->peak_used,
+                st[r->status], r->spilled,
+                (unsigned long long)r->spilled_bytes, r->iterations, (unsigned long long)r->search_nodes,
+                r->search_outcome, r->has_parse ? r->parse_s * 1e3 : 0.0, r->build_s * 1e3, r->alloc_s * 1e3);
+        for (uint32_t p = 0; p < SBA_PHASE_COUNT; p++) fprintf(f, ",%.3f", r->phase_s[p] * 1e3);
+        const char *v = r->verified == 1 ? "proved" : r->verified == 2 ? "sampled" : r->verified < 0 ? "failed" : "";
+        const char *chk = r->checked > 0 ? "valid" : r->checked < 0 ? "rejected" : "";
+        char msg[sizeof r->message];
+        snprintf(msg, sizeof msg, "%s", r->message[0] ? r->message : r->verify_message);
+        for (char *p = msg; *p; p++)
+            if (*p == ',' || *p == '"' || *p == '\n') *p = ';';
+        fprintf(f, ",%s,%.3f,%s,%ld,%ld,%s\n", v, r->verify_s * 1e3, chk, r->rss_loaded_kb, r->rss_peak_kb, msg);
+    }
+}
+
+/* ---- the workloads ------------------------------------------------------ */
+
+static bool wanted(const options *o, const char *name) { return !o->only || strstr(name, o->only); }
+
+static uint32_t add_glob(bench_case *cases, uint32_t n, const options *o, const char *pattern, case_kind kind)
+{
+    glob_t g;
+    if (glob(pattern, 0, NULL, &g) != 0) return n;
+    for (size_t i = 0; i < g.gl_pathc && n < MAX_CASES; i++) {
+        const char *name = base_name(g.gl_pathv[i]);
+        if (!wanted(o, name)) continue;
+        bench_case *c = &cases[n];
+        memset(c, 0, sizeof *c);
+        c->kind = kind;
+        snprintf(c->name, sizeof c->name, "%s", name);
+        snprintf(c->path, sizeof c->path, "%s", g.gl_pathv[i]);
+        if (kind == CASE_CSV && !(c->capacity = capacity_of(name))) continue;
+        n++;
+    }
+    globfree(&g);
+    return n;
+}
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: bench_alloc [--source-dir DIR] [--sizes N,...] [--api-sizes N,...] "
+                    "[--strategies S,...] [--only TEXT] [--timeout SECONDS] [--no-write]\n");
+    return 2;
+}
+
+static int parse_args(int argc, char **argv, options *o)
+{
+    const char *env = getenv("SBALLOC_SOURCE_DIR");
+    *o = (options){.source = env && *env ? env : ".", .timeout = 90, .write = true};
+    o->nsizes = 3;
+    o->sizes[0] = 1000, o->sizes[1] = 10000, o->sizes[2] = 100000;
+    o->napi = 4;
+    o->api_sizes[0] = 1000, o->api_sizes[1] = 10000, o->api_sizes[2] = 100000, o->api_sizes[3] = 1000000;
+    for (uint32_t s = 0; s < SBA_STRATEGY_COUNT; s++) o->strategy_on[s] = true;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--no-write")) {
+            o->write = false;
+            continue;
+        }
+        if (!v) return usage();
+        i++;
+        if (!strcmp(a, "--source-dir")) {
+            o->source = v;
+        } else if (!strcmp(a, "--sizes")) {
+            if (!(!strcmp(v, "none") ? (o->nsizes = 0, true) : parse_list(v, o->sizes, &o->nsizes))) return usage();
+        } else if (!strcmp(a, "--api-sizes")) {
+            if (!(!strcmp(v, "none") ? (o->napi = 0, true) : parse_list(v, o->api_sizes, &o->napi))) return usage();
+        } else if (!strcmp(a, "--strategies")) {
+            for (uint32_t s = 0; s < SBA_STRATEGY_COUNT; s++) o->strategy_on[s] = false;
+            char buf[128];
+            snprintf(buf, sizeof buf, "%s", v);
+            for (char *save, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+                uint32_t s;
+                if (!sba_strategy_parse(t, &s)) return usage();
+                o->strategy_on[s] = true;
+            }
+        } else if (!strcmp(a, "--only")) {
+            o->only = v;
+        } else if (!strcmp(a, "--timeout")) {
+            o->timeout = (unsigned)strtoul(v, NULL, 10);
+            if (!o->timeout) return usage();
+        } else {
+            return usage();
+        }
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    options o;
+    if (parse_args(argc, argv, &o)) return 2;
+    static bench_case cases[MAX_CASES];
+    static result res[MAX_RUNS];
+    char notes[1200] = "", path[1024], tmpl[1100];
+    uint32_t n = 0;
+
+    snprintf(path, sizeof path, "%s/../shared/bench/minimalloc", o.source);
+    if (access(path, R_OK) != 0) {
+        snprintf(notes, sizeof notes, "Note: %s is absent, so the MiniMalloc instances were skipped.\n", path);
+        fprintf(stderr, "bench_alloc: %s", notes);
+    } else {
+        snprintf(tmpl, sizeof tmpl, "%s/*.csv", path);
+        n = add_glob(cases, n, &o, tmpl, CASE_CSV);
+    }
+    snprintf(tmpl, sizeof tmpl, "%s/examples/*.json", o.source);
+    n = add_glob(cases, n, &o, tmpl, CASE_EXAMPLE);
+
+    const char *tmpdir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    for (uint32_t i = 0; i < o.nsizes && n < MAX_CASES; i++) {
+        bench_case *c = &cases[n];
+        memset(c, 0, sizeof *c);
+        c->kind = CASE_GEN_JSON;
+        c->tensors = o.sizes[i];
+        snprintf(c->name, sizeof c->name, "gen %u (JSON)", o.sizes[i]);
+        snprintf(c->path, sizeof c->path, "%s/bench_alloc.%ld.%u.json", tmpdir, (long)getpid(), o.sizes[i]);
+        if (!wanted(&o, c->name)) continue;
+        double s;
+        fprintf(stderr, "bench_alloc: generating %u tensors as JSON\n", o.sizes[i]);
+        if (!write_gen_json(o.sizes[i], c->path, &s)) {
+            fprintf(stderr, "bench_alloc: could not generate %s\n", c->path);
+            continue;
+        }
+        n++;
+    }
+    for (uint32_t i = 0; i < o.napi && n < MAX_CASES; i++) {
+        bench_case *c = &cases[n];
+        memset(c, 0, sizeof *c);
+        c->kind = CASE_GEN_API;
+        c->tensors = o.api_sizes[i];
+        snprintf(c->name, sizeof c->name, "gen %u (API)", o.api_sizes[i]);
+        if (wanted(&o, c->name)) n++;
+    }
+
+    uint32_t total = 0, nres = 0;
+    for (uint32_t s = 0; s < SBA_STRATEGY_COUNT; s++) total += o.strategy_on[s] ? n : 0;
+    double start = now();
+    for (uint32_t k = 0; k < n; k++)
+        for (uint32_t s = 0; s < SBA_STRATEGY_COUNT; s++) {
+            if (!o.strategy_on[s]) continue;
+            fprintf(stderr, "bench_alloc: [%u/%u] %s, %s ... ", nres + 1, total, cases[k].name, sba_strategy_name(s));
+            double t0 = now();
+            result *r = &res[nres++];
+            run_in_child(&cases[k], k, s, o.timeout, r);
+            char oc[160];
+            fprintf(stderr, "%s, %.2f s\n", outcome(r, oc, sizeof oc), now() - t0);
+        }
+    double wall = now() - start;
+    for (uint32_t k = 0; k < n; k++)
+        if (cases[k].kind == CASE_GEN_JSON) remove(cases[k].path);
+
+    write_markdown(stdout, cases, res, nres, &o, notes, wall);
+    if (o.write) {
+        snprintf(path, sizeof path, "%s/bench/results.md", o.source);
+        FILE *f = fopen(path, "w");
+        if (f) {
+            write_markdown(f, cases, res, nres, &o, notes, wall);
+            fclose(f);
+        } else {
+            fprintf(stderr, "bench_alloc: cannot write %s\n", path);
+        }
+        snprintf(path, sizeof path, "%s/bench/results.csv", o.source);
+        f = fopen(path, "w");
+        if (f) {
+            write_csv(f, cases, res, nres);
+            fclose(f);
+        } else {
+            fprintf(stderr, "bench_alloc: cannot write %s\n", path);
+        }
+    }
+    uint32_t bad = 0;
+    for (uint32_t i = 0; i < nres; i++)
+        bad += res[i].verified < 0 || res[i].checked < 0 || res[i].status == RUN_CRASHED;
+    if (bad) fprintf(stderr, "bench_alloc: %u runs failed verification or crashed\n", bad);
+    return bad ? 1 : 0;
+}
