@@ -882,6 +882,14 @@ static sba_status simulate(verifier *v)
         if (f->b == f->nblocks) {
             if (f->loop) {
                 v->rep->points++; /* the loop end, once per iteration */
+                /* Every iteration costs a step, so a long loop with nothing
+                 * to simulate in it still ends within the budget. */
+                v->steps = sat_add(v->steps, 1);
+                if (v->steps > v->max_steps)
+                    return sba_err(v->err, SBA_ERR_LIMIT,
+                                   "verify: function \"%s\" needs more than %llu simulation steps (loop "
+                                   "iterations, instruction executions and operand blocks)",
+                                   v->fn->name, (unsigned long long)v->max_steps);
                 if (++f->pos < f->count) {
                     f->b = f->i = 0;
                     v->iter[f->loop->index] = iteration(v, f);
