@@ -18,19 +18,30 @@ bool bir_live_scratch_init(bir_live_scratch *s, const bir_linear *lin, sba_arena
 
 void bir_live_begin(bir_live_scratch *s) { s->stamp++; }
 
-void bir_live_note(bir_live_scratch *s, const bir_inst *in, bool write)
+bool bir_live_write_kills(const bir_inst *in, const bir_operand *op)
+{
+    bir_footprint fp;
+    if (!op->set || bir_operand_footprint(in, op, &fp, NULL) != SBA_OK) return false;
+    const bir_set *set = op->set;
+    return fp.part_lo == 0 && fp.part_hi == bir_set_partitions(set) && fp.byte_lo == 0 &&
+           fp.byte_hi == bir_set_bytes_per_block(set) && fp.blocks != BIR_BLOCKS_AXIS && fp.block == 0 &&
+           fp.block_hi == bir_set_nblocks(set) - 1;
+}
+
+void bir_live_note(bir_live_scratch *s, const bir_inst *in, bool write, bool kills)
 {
     const bir_linear *lin = s->lin;
     uint32_t p = point(lin, in), d = lin->depth[in->index];
+    bool fresh = write && kills; /* the access does not depend on the value before it */
     for (uint32_t k = 0; k < d; k++) {
         bir_live_rec *r = &s->rec[lin->nest[in->index][k]->index];
         if (r->stamp != s->stamp) {
-            *r = (bir_live_rec){s->stamp, p, !write, write};
+            *r = (bir_live_rec){s->stamp, p, !fresh, write};
             continue;
         }
-        if (p < r->first || (p == r->first && !write)) {
+        if (p < r->first || (p == r->first && !fresh)) {
             r->first = p;
-            r->first_read = !write;
+            r->first_read = !fresh;
         }
         r->has_write |= write;
     }
@@ -87,12 +98,12 @@ bool bir_live_locations(bir_live_scratch *s, bir_location *const *locs, uint32_t
             const bir_inst *w = st->writers[k].inst;
             if (!first || point(lin, w) < point(lin, first)) first = w;
             if (!last_def || point(lin, w) > point(lin, last_def)) last_def = w;
-            bir_live_note(s, w, true);
+            bir_live_note(s, w, true, bir_live_write_kills(w, &w->outs[st->writers[k].operand]));
         }
         for (uint32_t k = 0; k < st->nreaders; k++) {
             const bir_inst *r = st->readers[k].inst;
             if (!last || point(lin, r) > point(lin, last)) last = r;
-            bir_live_note(s, r, false);
+            bir_live_note(s, r, false, false);
         }
     }
     if (!last || (last_def && point(lin, last_def) > point(lin, last))) last = last_def;

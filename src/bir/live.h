@@ -48,8 +48,14 @@ typedef struct bir_live_interval {
 bool bir_live_scratch_init(bir_live_scratch *s, const bir_linear *lin, sba_arena *ar);
 /* Starts a new value: forgets the loop records of the previous one. */
 void bir_live_begin(bir_live_scratch *s);
-/* Records one access (a write or a read) of the current value by `in`. */
-void bir_live_note(bir_live_scratch *s, const bir_inst *in, bool write);
+/* Records one access of the current value by `in`: a read, or a write;
+ * `kills` when the write replaces the whole value, so that a loop whose first
+ * access it is does not carry the value around its back edge. A partial write
+ * counts like a read there: what it leaves comes from the previous iteration. */
+void bir_live_note(bir_live_scratch *s, const bir_inst *in, bool write, bool kills);
+/* Whether a write through op replaces every byte of every block of its
+ * tensor (false when its footprint cannot be derived). */
+bool bir_live_write_kills(const bir_inst *in, const bir_operand *op);
 /* The interval from the anchors alone (no carried extension). */
 void bir_live_anchor(const bir_linear *lin, const bir_inst *first_def, const bir_inst *last_use,
                      bool entry_def, uint32_t *start, uint32_t *end);

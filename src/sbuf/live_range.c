@@ -72,19 +72,37 @@ static sba_status node_live_range(sb_ctx *c, bir_live_scratch *ls, uint32_t r)
 {
     sb_node *nd = &c->info[r];
     anchor_interval(c, nd);
-    bir_live_begin(ls);
     shrink_state sh = {true, false, NULL, 0, 0};
     for (uint32_t m = r; m != SB_NO_NODE; m = c->info[m].next_member) {
         const bir_storage *s = &c->info[m].loc->storage;
         for (uint32_t k = 0; k < s->nreaders; k++) {
-            bir_live_note(ls, s->readers[k].inst, false);
             sba_status st = note_shrink(c, &sh, s->readers[k].inst, &s->readers[k].inst->ins[s->readers[k].operand]);
             if (st != SBA_OK) return st;
         }
         for (uint32_t k = 0; k < s->nwriters; k++) {
-            bir_live_note(ls, s->writers[k].inst, true);
             sba_status st = note_shrink(c, &sh, s->writers[k].inst, &s->writers[k].inst->outs[s->writers[k].operand]);
             if (st != SBA_OK) return st;
+        }
+    }
+    /* A write kills the value when it replaces all of it — or, for a tensor
+     * whose every access selects its block by one loop's axis, all of the
+     * block this iteration uses. A partial write does not: the rest is
+     * carried from before, as by a read. */
+    bool per_iteration = sh.ok && sh.any;
+    bir_live_begin(ls);
+    for (uint32_t m = r; m != SB_NO_NODE; m = c->info[m].next_member) {
+        const bir_storage *s = &c->info[m].loc->storage;
+        for (uint32_t k = 0; k < s->nreaders; k++) bir_live_note(ls, s->readers[k].inst, false, false);
+        for (uint32_t k = 0; k < s->nwriters; k++) {
+            const bir_inst *w = s->writers[k].inst;
+            const bir_operand *op = &w->outs[s->writers[k].operand];
+            bool kills = bir_live_write_kills(w, op);
+            if (!kills && per_iteration) {
+                bir_footprint fp;
+                kills = bir_operand_footprint(w, op, &fp, NULL) == SBA_OK && fp.part_lo == 0 &&
+                        fp.part_hi == nd->partitions && fp.byte_lo == 0 && fp.byte_hi == nd->bytes_per_block;
+            }
+            bir_live_note(ls, w, true, kills);
         }
     }
     nd->loop_carried = false;
