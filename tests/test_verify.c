@@ -211,7 +211,7 @@ Test(verify, sampling_when_over_budget)
     bir_module *m = load_case("fail_middle_iteration");
     sba_error err;
     sba_verify_report rep;
-    /* 1 + 8 × 2 steps exhaustively; 1 + 3 × 2 sampled. */
+    /* 1 + 8 × 2 + 8 loop iterations exhaustively; 1 + 3 × 2 + 3 sampled. */
     sba_verify_options o = {.max_steps = 10};
     cr_assert_eq(sba_verify_module_opts(m, &o, &rep, &err), SBA_OK, "%s", err.message);
     cr_assert_not(rep.exhaustive);
@@ -219,12 +219,12 @@ Test(verify, sampling_when_over_budget)
     o.no_sampling = true;
     cr_assert_eq(sba_verify_module_opts(m, &o, &rep, &err), SBA_ERR_LIMIT);
     cr_assert_str_eq(err.message,
-                     "verify: function \"f\" needs 17 simulation steps, more than the limit of 10");
+                     "verify: function \"f\" needs 25 simulation steps, more than the limit of 10");
     o = (sba_verify_options){.max_steps = 5};
     cr_assert_eq(sba_verify_module_opts(m, &o, &rep, &err), SBA_ERR_LIMIT);
-    cr_assert_str_eq(err.message, "verify: function \"f\" needs 7 simulation steps even with long loops "
+    cr_assert_str_eq(err.message, "verify: function \"f\" needs 10 simulation steps even with long loops "
                                   "sampled, more than the limit of 5");
-    o = (sba_verify_options){.max_steps = 17};
+    o = (sba_verify_options){.max_steps = 25};
     cr_assert_eq(sba_verify_module_opts(m, &o, &rep, &err), SBA_ERR_PROGRAM);
     bir_module_free(m);
 }

@@ -1070,12 +1070,16 @@ static sba_status prepare(verifier *v, const sba_verify_options *opts)
         vi->kind = one_set ? INST_COPY
                    : moves_data(in->opcode) && vi->nins == 1 && vi->nouts == 1 ? INST_MOVE
                                                                                : INST_DEF;
-        if (in->opcode != BIR_OP_LOOP) {
-            uint64_t ex, sa;
-            inst_cost(v, in, &ex, &sa);
-            cost_ex = sat_add(cost_ex, ex);
-            cost_sa = sat_add(cost_sa, sa);
+        uint64_t ex, sa;
+        inst_cost(v, in, &ex, &sa);
+        if (in->opcode == BIR_OP_LOOP) {
+            /* its end, once per iteration */
+            uint64_t trip = (uint64_t)bir_loop_trip_count(in);
+            ex = sat_mul(ex, trip);
+            sa = sat_mul(sa, trip < SAMPLED_ITERATIONS ? trip : SAMPLED_ITERATIONS);
         }
+        cost_ex = sat_add(cost_ex, ex);
+        cost_sa = sat_add(cost_sa, sa);
     }
 
     v->max_steps = opts && opts->max_steps ? opts->max_steps : SBA_VERIFY_MAX_STEPS;
