@@ -1,8 +1,10 @@
 /* The PSUM and DRAM allocators (src/psum, src/dram) and their checks in the
  * verifier: bank boundaries, accumulation groups across a K loop, pack hints,
  * over-subscription, spill homes and internal tensors in the DRAM scratch,
- * must-alias sharing, Local vs Shared regions, and every example allocated in
- * all three memories and verified. Modules are built as JSON text. */
+ * must-alias sharing, Local vs Shared regions, the verifier on DRAM scratch
+ * placements (overlaps, must-alias peers as one storage, spill homes), and
+ * every example allocated in all three memories and verified. Modules are
+ * built as JSON text. */
 #include <criterion/criterion.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -521,11 +523,193 @@ Test(verify_psum, live_tiles_in_the_same_bank_bytes_are_rejected)
     bir_module_free(m);
 }
 
+/* ---- the verifier on DRAM scratch placements --------------------------------- */
+
+static sba_verify_report verify_ok(const bir_module *m)
+{
+    sba_error err;
+    sba_verify_report rep;
+    sba_status s = sba_verify_module(m, &rep, &err);
+    cr_assert_eq(s, SBA_OK, "verify: %s: %s", err.path, err.message);
+    return rep;
+}
+
+Test(verify_dram, live_internal_tensors_at_overlapping_addresses_are_rejected)
+{
+    /* d0 and d1 (32 KiB each) live together, placed at 0 and 32768. d1 moved
+     * to 16384 covers d0's partitions 64..127: the load of d0 reads d1's value. */
+    static buf b;
+    int f[] = {64, 64};
+    const char *sched[] = {"s0", "s1", "l0", "l1"};
+    bir_module *m = load(dram_kernel(&b, 2, f, NULL, NULL, sched, 4));
+    run r = alloc(m, 0);
+    cr_assert_eq(r.st, SBA_OK, "%s", r.err.message);
+    sba_verify_report rep = verify_ok(m);
+    cr_assert_eq(rep.dram_locations, 2);
+    bir_location *d0 = find_loc(m, "d0_set", "d0"), *d1 = find_loc(m, "d1_set", "d1");
+    cr_assert_eq(d0->addr, 0);
+    d1->addr = 16384;
+    sba_error err = verify_fails(m, SBA_ERR_PROGRAM);
+    cr_assert_str_eq(err.path, "functions[0].blocks[0].instructions[3].ins[0]");
+    cr_assert_str_eq(err.message, "verify: instruction \"step2\" reads tensor \"d0_set\" (DRAM location \"d0\") at "
+                                  "partition 64, Local scratch bytes [16384, 16640), but tensor \"d1_set\" written "
+                                  "there by instruction \"step1\" overwrote it");
+    /* one byte of overlap is enough: d1's last row ends on d0's first byte */
+    d0->addr = 32768 - 1;
+    d1->addr = 0;
+    err = verify_fails(m, SBA_ERR_PROGRAM);
+    cr_assert(strstr(err.message, "bytes [32767, 32768), but tensor \"d1_set\"") != NULL, "%s", err.message);
+    /* disjoint: accepted, wherever they are */
+    d0->addr = 0;
+    d1->addr = 32768;
+    verify_ok(m);
+    d0->addr = 1 << 20;
+    d1->addr = 3 << 20;
+    verify_ok(m);
+    /* the same address in another address space is another place */
+    d0->addr = d1->addr = 0;
+    err = verify_fails(m, SBA_ERR_PROGRAM);
+    d1->set->addr_space = BIR_AS_SHARED;
+    verify_ok(m);
+    sba_alloc_report_free(&r.rep);
+    bir_module_free(m);
+}
+
+Test(verify_dram, tensors_live_at_different_times_may_share_bytes)
+{
+    /* d2 reuses d0's address after d0's last load */
+    static buf b;
+    int f[] = {64, 64, 64};
+    const char *sched[] = {"s0", "s1", "l0", "l1", "s2", "l2"};
+    bir_module *m = load(dram_kernel(&b, 3, f, NULL, NULL, sched, 6));
+    run r = alloc(m, 0);
+    cr_assert_eq(r.st, SBA_OK, "%s", r.err.message);
+    cr_assert_eq(find_loc(m, "d2_set", "d2")->addr, find_loc(m, "d0_set", "d0")->addr);
+    cr_assert_eq(verify_ok(m).dram_locations, 3);
+    sba_alloc_report_free(&r.rep);
+    bir_module_free(m);
+}
+
+Test(verify_dram, a_range_outside_the_scratch_is_rejected)
+{
+    static buf b;
+    int f[] = {64};
+    const char *sched[] = {"s0", "l0"};
+    bir_module *m = load(dram_kernel(&b, 1, f, NULL, NULL, sched, 2));
+    run r = alloc(m, 0);
+    cr_assert_eq(r.st, SBA_OK, "%s", r.err.message);
+    find_loc(m, "d0_set", "d0")->addr = -512;
+    sba_error err = verify_fails(m, SBA_ERR_MODEL);
+    cr_assert_str_eq(err.path, "functions[0].allocations[2].memorylocations[0]");
+    cr_assert_str_eq(err.message, "verify: DRAM location \"d0\" of tensor \"d0_set\": addr -512 (1 blocks x 128 "
+                                  "partitions x 256 bytes) is not a valid range of the Local scratch");
+    sba_alloc_report_free(&r.rep);
+    bir_module_free(m);
+}
+
+Test(verify_dram, must_alias_peers_are_one_storage)
+{
+    /* d1 must-aliases d0: a write through d1 is a write of d0, so the load
+     * through d0 after it reads d1's value and is correct */
+    static buf b;
+    int f[] = {64, 64, 64}, alias[] = {-1, 0, -1};
+    const char *sched[] = {"s0", "s1", "l0", "s2", "l1", "l2"};
+    bir_module *m = load(dram_kernel(&b, 3, f, NULL, alias, sched, 6));
+    run r = alloc(m, 0);
+    cr_assert_eq(r.st, SBA_OK, "%s", r.err.message);
+    bir_location *d0 = find_loc(m, "d0_set", "d0"), *d1 = find_loc(m, "d1_set", "d1"), *d2 = find_loc(m, "d2_set", "d2");
+    cr_assert_eq(d0->addr, d1->addr);
+    cr_assert_neq(d2->addr, d0->addr);
+    verify_ok(m);
+    /* d2, live with the group, moved onto it: the load through d1 finds d2 */
+    int64_t apart = d2->addr;
+    d2->addr = d0->addr;
+    sba_error err = verify_fails(m, SBA_ERR_PROGRAM);
+    cr_assert_str_eq(err.message, "verify: instruction \"step4\" reads tensor \"d1_set\" (DRAM location \"d1\") at "
+                                  "partition 0, Local scratch bytes [0, 256), but tensor \"d2_set\" written there "
+                                  "by instruction \"step3\" overwrote it");
+    d2->addr = apart;
+    /* must-alias peers apart are not one storage */
+    d1->addr = d0->addr + 65536;
+    err = verify_fails(m, SBA_ERR_MODEL);
+    cr_assert_str_eq(err.path, "functions[0].allocations[2].memorylocations[0]");
+    cr_assert_str_eq(err.message, "verify: must-alias DRAM locations \"d0\" of tensor \"d0_set\" (Local scratch "
+                                  "address 0) and \"d1\" of tensor \"d1_set\" (Local scratch address 65536) are "
+                                  "not one storage: they must share one address");
+    sba_alloc_report_free(&r.rep);
+    bir_module_free(m);
+}
+
+/* t [128, 64] fp32 in DRAM at 0, written as two column halves (bytes [0, 128)
+ * and [128, 256) of every row) and loaded whole; u [128, 32] fp32 at u_addr,
+ * written between the halves and the load, loaded after it. */
+static const char *half_rows_kernel(buf *b, int64_t u_addr)
+{
+    b->n = 0;
+    put(b, "{\"version\": 2, \"arch\": \"trn2\", \"functions\": [{\"name\": \"f\", \"allocations\": ["
+           "{\"name\": \"x\", \"kind\": \"ExternalInput\", \"dtype\": \"float32\", \"tensor_shape\": [128, 64], "
+           "\"memorylocations\": [{\"name\": \"x\", \"type\": \"DRAM\"}]}, "
+           "{\"name\": \"xs\", \"dtype\": \"float32\", \"tensor_shape\": [128, 64], \"memorylocations\": "
+           "[{\"name\": \"xs\", \"type\": \"SB\", \"addr\": 0, \"base\": 0}]}, "
+           "{\"name\": \"t\", \"dtype\": \"float32\", \"tensor_shape\": [128, 64], \"memorylocations\": "
+           "[{\"name\": \"t\", \"type\": \"DRAM\", \"addr\": 0}]}, "
+           "{\"name\": \"u\", \"dtype\": \"float32\", \"tensor_shape\": [128, 32], \"memorylocations\": "
+           "[{\"name\": \"u\", \"type\": \"DRAM\", \"addr\": %lld}]}, "
+           "{\"name\": \"r\", \"dtype\": \"float32\", \"tensor_shape\": [128, 64], \"memorylocations\": "
+           "[{\"name\": \"r\", \"type\": \"SB\", \"addr\": 256, \"base\": 0}]}, "
+           "{\"name\": \"q\", \"dtype\": \"float32\", \"tensor_shape\": [128, 32], \"memorylocations\": "
+           "[{\"name\": \"q\", \"type\": \"SB\", \"addr\": 512, \"base\": 0}]}"
+           "], \"blocks\": [{\"name\": \"entry\", \"instructions\": [", (long long)u_addr);
+#define HALF(set, off) "{\"memsetref\": \"" set "\", \"ap\": [[64, 128], [1, 32]], \"offset\": " #off "}"
+#define WHOLE(set, f) "{\"memsetref\": \"" set "\", \"ap\": [[" #f ", 128], [1, " #f "]]}"
+    put(b, "{\"name\": \"load\", \"opcode\": \"DMALoad\", \"ins\": [" WHOLE("x", 64) "], \"outs\": [" WHOLE("xs", 64)
+           "]}, {\"name\": \"lo\", \"opcode\": \"DMAStore\", \"ins\": [" HALF("xs", 0) "], \"outs\": [" HALF("t", 0)
+           "]}, {\"name\": \"hi\", \"opcode\": \"DMAStore\", \"ins\": [" HALF("xs", 32) "], \"outs\": ["
+           HALF("t", 32) "]}, {\"name\": \"su\", \"opcode\": \"DMAStore\", \"ins\": [" HALF("xs", 0)
+           "], \"outs\": [" WHOLE("u", 32) "]}, {\"name\": \"lt\", \"opcode\": \"DMALoad\", \"ins\": ["
+           WHOLE("t", 64) "], \"outs\": [" WHOLE("r", 64) "]}, {\"name\": \"lu\", \"opcode\": \"DMALoad\", "
+           "\"ins\": [" WHOLE("u", 32) "], \"outs\": [" WHOLE("q", 32) "]}]}]}]}");
+#undef HALF
+#undef WHOLE
+    return b->s;
+}
+
+Test(verify_dram, partial_rows_compose_and_overlap_by_row)
+{
+    static buf b;
+    /* u after t: the two halves of every row make t's value */
+    bir_module *m = load(half_rows_kernel(&b, 32768));
+    cr_assert_eq(verify_ok(m).dram_locations, 2);
+    bir_module_free(m);
+    /* u from byte 128 on: its first row is t's partition 0, second half */
+    m = load(half_rows_kernel(&b, 128));
+    sba_error err = verify_fails(m, SBA_ERR_PROGRAM);
+    cr_assert_str_eq(err.message, "verify: instruction \"lt\" reads tensor \"t\" (DRAM location \"t\") at partition 0, "
+                                  "Local scratch bytes [128, 256), but tensor \"u\" written there by instruction "
+                                  "\"su\" overwrote it");
+    bir_module_free(m);
+}
+
+Test(verify_dram, a_spilled_module_with_homes_packed_in_dram_verifies)
+{
+    static buf b;
+    bir_module *m = load(spill_kernel(&b));
+    run r = alloc(m, 0);
+    cr_assert_eq(r.st, SBA_OK, "%s", r.err.message);
+    cr_assert_gt(r.rep.fns[0].stores, 0);
+    sba_verify_report rep = verify_ok(m);
+    cr_assert_gt(rep.dram_locations, 0, "the homes are checked in the DRAM space");
+    cr_assert_eq(rep.dram_locations, r.rep.fns[0].dram_placed);
+    sba_alloc_report_free(&r.rep);
+    bir_module_free(m);
+}
+
 Test(examples, every_example_is_allocated_in_all_three_memories_and_verified)
 {
     static const char *const names[] = {"attention", "dram_alias", "matmul_tiled", "preplaced", "softmax_rows",
                                         "spill_pressure"};
     uint32_t psum = 0, dram = 0;
+    uint64_t dram_checked = 0;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         char path[512];
         snprintf(path, sizeof path, "%s/examples/%s.json", SBALLOC_SOURCE_DIR, names[i]);
@@ -534,6 +718,7 @@ Test(examples, every_example_is_allocated_in_all_three_memories_and_verified)
         cr_assert_not_null(m, "%s: %s", path, err.message);
         run r = alloc(m, 0); /* verified inside */
         cr_assert_eq(r.st, SBA_OK, "%s: %s", names[i], r.err.message);
+        dram_checked += verify_ok(m).dram_locations;
         for (uint32_t f = 0; f < m->nfns; f++) {
             const bir_function *fn = m->fns[f];
             for (uint32_t s = 0; s < fn->nsets; s++)
@@ -557,4 +742,5 @@ Test(examples, every_example_is_allocated_in_all_three_memories_and_verified)
     }
     cr_assert_gt(psum, 0);
     cr_assert_gt(dram, 0);
+    cr_assert_geq(dram_checked, dram, "every placed internal DRAM tensor is checked in its DRAM space");
 }

@@ -7,8 +7,9 @@
  * It shares no data structure with the allocator; see docs/verify.md.
  *
  * Errors: SBA_ERR_MODEL for a placement rule (unplaced, start partition,
- * partitions, alignment, capacity, live_n), SBA_ERR_PROGRAM for a data-flow
- * violation (a read finding another tensor's value or a stale one),
+ * partitions, alignment, capacity, live_n, a DRAM scratch range, must-alias
+ * DRAM locations apart), SBA_ERR_PROGRAM for a data-flow violation (a read
+ * finding another tensor's value or a stale one),
  * SBA_ERR_LIMIT when the simulation would exceed its step budget,
  * SBA_ERR_NOMEM. The messages are listed in docs/errors.md, "Verifier". */
 #ifndef SBALLOC_VERIFY_H
@@ -37,6 +38,7 @@ typedef struct sba_verify_report {
     uint32_t functions;
     uint64_t locations;      /* SB locations whose placement was checked */
     uint64_t psum_locations; /* PSUM locations (bank and addr given) whose placement was checked */
+    uint64_t dram_locations; /* DRAM scratch locations (addr given) whose placement was checked */
     uint64_t points;         /* program points executed (loop bodies once per iteration) */
     uint64_t steps;          /* budget units used */
     uint64_t reads;          /* (operand, block) reads checked, exit checks included */

@@ -8,15 +8,21 @@
  *    its P partitions, base + P within the target, addr aligned, and
  *    addr + live_n × bytesPerBlock within the SBUF; every operand's own
  *    start-partition constraint (bir_footprint.base_mask) holds at that base.
+ *    PSUM tiles: bank, alignment, inside the bank. DRAM scratch: a valid
+ *    range, must-alias peers at one address (the DRAM page is an allocator
+ *    option, so alignment is not checked).
  * 2. Simulation: the body runs point by point, every loop iteration by
  *    iteration (axis values set, so AXIS blocks resolve), while one ownership
  *    map per address space (space.h) records which value holds every byte of
- *    every partition. SB is one shared space; each DRAM/PSUM location block
- *    is private storage. A write makes a new value of (set, block) — except
- *    that an instruction whose memory operands all belong to one set (spill
- *    store, reload) copies the bytes it reads, values unchanged, and a plain
- *    move onto exactly its source's bytes (coalesced partners) makes a value
- *    equal to its source. Every other read must find, in each byte, the value
+ *    every partition. SB is one shared space, placed PSUM tiles another; a
+ *    DRAM scratch location with addr lives in the 1-D space of its address
+ *    space (row-major: block, partition, byte), and must-alias peers there
+ *    are one storage, read against their class's latest defs. Other DRAM
+ *    and PSUM location blocks are private storage. A write makes a new value
+ *    of (set, block) — except that an instruction whose memory operands all
+ *    belong to one set (spill store, reload) copies the bytes it reads,
+ *    values unchanged, and a plain move onto exactly its source's bytes
+ *    (coalesced partners) makes a value equal to its source. Every other read must find, in each byte, the value
  *    the tensor's latest def left there (tracked per rectangle, so partial
  *    defs compose). Outputs must still hold their final values at the end.
  * 3. When simulating every iteration would exceed the step budget, loops of
@@ -40,7 +46,7 @@
 #include "sballoc/verify.h"
 #include "verify/space.h"
 
-enum { TAG_SET = 1, TAG_LOC, TAG_LATEST, TAG_ENTRY, TAG_PRIVATE };
+enum { TAG_SET = 1, TAG_LOC, TAG_LATEST, TAG_ENTRY, TAG_PRIVATE, TAG_CLASS };
 enum { OP_STATIC = 0, OP_SHIFT, OP_DYNAMIC };
 enum { INST_DEF = 0, INST_COPY, INST_MOVE };
 enum { SB_PAGE_BYTES = 4096, SB_MAX_PAGES = 1 << 20, SAMPLED_ITERATIONS = 3 };
@@ -51,6 +57,7 @@ typedef struct vset_info {
     int64_t parts, nblocks, bpb, pf; /* P, NBlocks, bytesPerBlock, P × F elements */
     bool entry;                      /* input or Const: defined at function entry */
     bool output;
+    uint32_t cls;                    /* the must-alias class of its DRAM scratch location, or NO_LOC */
 } vset_info;
 
 typedef struct vloc_info {
@@ -58,6 +65,8 @@ typedef struct vloc_info {
     uint32_t set, set_pos, loc_pos;
     bool sb, checked;
     bool psum;                       /* a PSUM location with bank and addr: in the shared PSUM space */
+    bool dram;                       /* a DRAM scratch location with addr: in its address space's DRAM space */
+    uint32_t cls;                    /* dram: its must-alias class (NO_LOC when it has no peer) */
     int64_t base, addr, n;           /* SB/PSUM placement (PSUM: bank × bank bytes + addr); n = live_n */
 } vloc_info;
 
@@ -106,10 +115,13 @@ typedef struct xgeo {
     int64_t b0, bstep, bcount;
 } xgeo;
 
-/* Where a (location, block) lives: physical = relative + (dp, dx). */
+/* Where a (location, block) lives: physical = relative + (dp, dx). A linear
+ * store (row > 0, DRAM) lays the partitions out one after another in
+ * partition 0 of its space: relative (p, x) is byte dx + p × row + x. */
 typedef struct vstore {
     vspace *sp;
     int64_t dp, dx;
+    int64_t row;
 } vstore;
 
 /* A rectangle in tensor-relative coordinates. */
@@ -140,6 +152,8 @@ typedef struct verifier {
     vpool pool;
     vspace sb;
     vspace psum;                     /* banks × bank bytes per partition */
+    vspace dram[BIR_AS_COUNT];       /* one partition of the scratch bytes, per address space */
+    int64_t dram_end[BIR_AS_COUNT];  /* the highest end of a checked DRAM location */
     vmap map;
     vset_info *sets;
     vloc_info *locs;
@@ -166,6 +180,8 @@ typedef struct rcheck {
     bool failed;
     vpiece f;                        /* the offending piece, extended over equal neighbours */
     uint32_t expect;                 /* the value those bytes should hold */
+    bool phys;                       /* lat is a must-alias class's: physical coordinates */
+    int64_t row;                     /* linear store: the tensor partition being checked */
 } rcheck;
 
 /* ---- small helpers ----------------------------------------------------- */
@@ -186,6 +202,12 @@ static const char *type_word(uint32_t type)
 {
     const char *n = bir_memory_type_name(type);
     return n ? n : "memory";
+}
+
+static const char *space_word(uint32_t as)
+{
+    const char *n = bir_addr_space_name(as);
+    return n ? n : "unknown";
 }
 
 static int64_t fn_index(const bir_function *fn)
@@ -274,6 +296,24 @@ static vlatest *latest(verifier *v, uint32_t set, int64_t block, bool create, bo
     return &v->lat.v[idx];
 }
 
+/* The latest defs of a must-alias class, in the physical coordinates of its
+ * DRAM space (partition 0, scratch bytes): every member's write is a write
+ * of the one storage. NULL without `create` when nothing wrote it yet. */
+static vlatest *class_latest(verifier *v, uint32_t cls, bool create, bool *fail)
+{
+    uint32_t idx;
+    vkey k = vkey_make(TAG_CLASS, cls, 0);
+    if (vmap_get(&v->map, k, &idx)) return &v->lat.v[idx];
+    if (!create) return NULL;
+    vlatest l = {NULL, 0, 0, v->locs[cls].set, NO_LOC, -1};
+    idx = v->lat.n;
+    if (!SBA_VEC_PUSH(v->ar, &v->lat, l) || !vmap_put(&v->map, k, idx)) {
+        *fail = true;
+        return NULL;
+    }
+    return &v->lat.v[idx];
+}
+
 /* Records a def of rectangle e: entries it covers are gone. */
 static bool lat_def(verifier *v, vlatest *l, lentry e)
 {
@@ -296,23 +336,39 @@ static vstore storage(verifier *v, uint32_t loc, int64_t block)
     const vset_info *s = &v->sets[l->set];
     if (l->sb || l->psum) {
         int64_t slot = block % l->n;
-        return (vstore){l->sb ? &v->sb : &v->psum, l->base, l->addr + slot * s->bpb};
+        return (vstore){l->sb ? &v->sb : &v->psum, l->base, l->addr + slot * s->bpb, 0};
     }
+    if (l->dram) /* row-major (block, partition, free) */
+        return (vstore){&v->dram[s->set->addr_space], 0, l->addr + block * s->parts * s->bpb, s->bpb};
     uint32_t idx;
     vkey k = vkey_make(TAG_PRIVATE, loc, block);
-    if (vmap_get(&v->map, k, &idx)) return (vstore){v->priv.v[idx], 0, 0};
+    if (vmap_get(&v->map, k, &idx)) return (vstore){v->priv.v[idx], 0, 0, 0};
     uint32_t init = 0;
-    if (s->entry && !(init = entry_value(v, l->set, block))) return (vstore){NULL, 0, 0};
+    if (s->entry && !(init = entry_value(v, l->set, block))) return (vstore){NULL, 0, 0, 0};
     vspace *sp = sba_arena_alloc(v->ar, sizeof *sp);
-    if (!sp || !vspace_init(sp, &v->pool, 0, s->bpb, (uint32_t)s->parts, init, 0)) return (vstore){NULL, 0, 0};
+    if (!sp || !vspace_init(sp, &v->pool, 0, s->bpb, (uint32_t)s->parts, init, 0)) return (vstore){NULL, 0, 0, 0};
     idx = v->priv.n;
-    if (!SBA_VEC_PUSH(v->ar, &v->priv, sp) || !vmap_put(&v->map, k, idx)) return (vstore){NULL, 0, 0};
-    return (vstore){sp, 0, 0};
+    if (!SBA_VEC_PUSH(v->ar, &v->priv, sp) || !vmap_put(&v->map, k, idx)) return (vstore){NULL, 0, 0, 0};
+    return (vstore){sp, 0, 0, 0};
+}
+
+/* Partition p of a linear store as a store of its own: relative (p, x) is
+ * physical (0, dx + p × row + x). */
+static vstore store_row(const vstore *st, int64_t p)
+{
+    return (vstore){st->sp, -p, st->dx + p * st->row, 0};
 }
 
 static bool store_write(verifier *v, const vstore *st, int64_t p0, int64_t p1, int64_t x0, int64_t x1,
                         uint32_t val, uint32_t by)
 {
+    if (st->row && x0 == 0 && x1 == st->row) /* whole rows: one contiguous range */
+        return vspace_write(st->sp, &v->pool, 0, 1, st->dx + p0 * st->row, st->dx + p1 * st->row, val, by);
+    for (int64_t p = p0; st->row && p < p1; p++) {
+        vstore r = store_row(st, p);
+        if (!store_write(v, &r, p, p + 1, x0, x1, val, by)) return false;
+    }
+    if (st->row) return true;
     return vspace_write(st->sp, &v->pool, (uint32_t)(p0 + st->dp), (uint32_t)(p1 + st->dp), x0 + st->dx,
                         x1 + st->dx, val, by);
 }
@@ -444,6 +500,62 @@ static sba_status check_psum_location(verifier *v, uint32_t li)
     l->n = n;
     l->checked = true;
     v->rep->psum_locations++;
+    return SBA_OK;
+}
+
+/* " (Local scratch address 4096)" or " (not in the DRAM scratch)" */
+static void dram_where(const vloc_info *l, char *buf, size_t size)
+{
+    if (l->dram) snprintf(buf, size, "%s scratch address %lld", space_word(l->loc->set->addr_space),
+                          (long long)l->loc->addr);
+    else snprintf(buf, size, "not in the DRAM scratch");
+}
+
+/* The placement rules of one DRAM scratch location: its bytes [addr, addr +
+ * NBlocks × P × bytesPerBlock) are a valid range, and every must-alias peer
+ * in the function is a scratch location at the same address of the same
+ * address space (one storage). The DRAM page is an allocator option, not in
+ * the module, so alignment is not checked. */
+static sba_status check_dram_location(verifier *v, uint32_t li)
+{
+    vloc_info *l = &v->locs[li];
+    if (l->checked) return SBA_OK;
+    const bir_location *loc = l->loc;
+    const vset_info *s = &v->sets[l->set];
+    uint32_t as = s->set->addr_space;
+    char path[256];
+    loc_path(v, l, path, sizeof path);
+    int64_t bytes, end;
+    if (__builtin_mul_overflow(s->nblocks, s->parts, &bytes) || __builtin_mul_overflow(bytes, s->bpb, &bytes) ||
+        __builtin_add_overflow(loc->addr, bytes, &end))
+        end = INT64_MAX;
+    if (loc->addr < 0 || end == INT64_MAX || as >= BIR_AS_COUNT)
+        return sba_err_path(v->err, SBA_ERR_MODEL, path,
+                            "verify: DRAM location \"%s\" of tensor \"%s\": addr %lld (%lld blocks x %lld "
+                            "partitions x %lld bytes) is not a valid range of the %s scratch",
+                            loc->name, s->set->name, (long long)loc->addr, (long long)s->nblocks,
+                            (long long)s->parts, (long long)s->bpb, space_word(as));
+    for (uint32_t k = 0; k < loc->nalias; k++) {
+        const bir_location *peer = bir_alias_peer(loc->alias[k]);
+        uint32_t pi;
+        if (!bir_alias_has(loc->alias[k], BIR_ALIAS_MUST) || !peer || peer->type != BIR_MEM_DRAM ||
+            !vmap_get(&v->map, vkey_make(TAG_LOC, 0, (int64_t)(uintptr_t)peer), &pi))
+            continue;
+        const vloc_info *q = &v->locs[pi];
+        if (q->dram && peer->addr == loc->addr && peer->set->addr_space == as) continue;
+        char here[96], there[96];
+        dram_where(l, here, sizeof here);
+        dram_where(q, there, sizeof there);
+        return sba_err_path(v->err, SBA_ERR_MODEL, path,
+                            "verify: must-alias DRAM locations \"%s\" of tensor \"%s\" (%s) and \"%s\" of "
+                            "tensor \"%s\" (%s) are not one storage: they must share one address",
+                            loc->name, s->set->name, here, peer->name, peer->set->name, there);
+    }
+    if (end > v->dram_end[as]) v->dram_end[as] = end;
+    l->addr = loc->addr;
+    l->n = s->nblocks;
+    l->checked = true;
+    v->rep->dram_locations++;
     return SBA_OK;
 }
 
@@ -591,7 +703,8 @@ static bool piece_fails(rcheck *c, const vpiece *pc, vpiece *bad, uint32_t *expe
     const vvalue *vals = c->v->values.v;
     const vlatest *l = c->lat;
     uint32_t root = pc->val ? vals[pc->val].root : 0;
-    rrect q = {pc->p0 - c->st.dp, pc->p1 - c->st.dp, pc->x0 - c->st.dx, pc->x1 - c->st.dx}, m = {0, 0, 0, 0};
+    int64_t dp = c->phys ? 0 : c->st.dp, dx = c->phys ? 0 : c->st.dx;
+    rrect q = {pc->p0 - dp, pc->p1 - dp, pc->x0 - dx, pc->x1 - dx}, m = {0, 0, 0, 0};
     rrect_vec *rest = &c->v->rest;
     if (l->n == 1) {
         if (!rrect_meet(q, &l->e[0], &m) || (root && vals[l->e[0].val].root == root)) return false;
@@ -623,8 +736,7 @@ static bool piece_fails(rcheck *c, const vpiece *pc, vpiece *bad, uint32_t *expe
         }
         if (!found) return false;
     }
-    *bad = (vpiece){m.x0 + c->st.dx, m.x1 + c->st.dx, (uint32_t)(m.p0 + c->st.dp), (uint32_t)(m.p1 + c->st.dp),
-                    pc->val, pc->by};
+    *bad = (vpiece){m.x0 + dx, m.x1 + dx, (uint32_t)(m.p0 + dp), (uint32_t)(m.p1 + dp), pc->val, pc->by};
     return true;
 }
 
@@ -658,16 +770,26 @@ static int read_block(verifier *v, uint32_t loc, int64_t block, const xgeo *g, r
     *skipped = false;
     memset(c, 0, sizeof *c);
     c->v = v;
-    c->lat = latest(v, v->locs[loc].set, block, false, &fail);
+    uint32_t cls = v->locs[loc].cls;
+    c->phys = cls != NO_LOC;
+    c->lat = c->phys ? class_latest(v, cls, false, &fail) : latest(v, v->locs[loc].set, block, false, &fail);
     if (fail) return -1;
     if (!c->lat || !c->lat->n) {
         *skipped = true;
         return 0;
     }
-    c->st = storage(v, loc, block);
-    if (!c->st.sp) return -1;
-    vspace_scan(c->st.sp, (uint32_t)(g->p0 + c->st.dp), (uint32_t)(g->p1 + c->st.dp), g->x0 + c->st.dx,
-                g->x1 + c->st.dx, check_piece, c);
+    vstore st = storage(v, loc, block);
+    if (!st.sp) return -1;
+    if (!st.row) {
+        c->st = st;
+        vspace_scan(st.sp, (uint32_t)(g->p0 + st.dp), (uint32_t)(g->p1 + st.dp), g->x0 + st.dx, g->x1 + st.dx,
+                    check_piece, c);
+    }
+    for (int64_t p = g->p0; st.row && p < g->p1 && !c->failed; p++) {
+        c->st = store_row(&st, p);
+        c->row = p;
+        vspace_scan(st.sp, 0, 1, g->x0 + c->st.dx, g->x1 + c->st.dx, check_piece, c);
+    }
     return c->failed ? 1 : 0;
 }
 
@@ -683,9 +805,14 @@ static sba_status read_error(verifier *v, const rcheck *c, const char *subject, 
     if (in) bir_inst_path(v->fn, in, op, path, sizeof path);
     loop_context(v, in, ctx, sizeof ctx);
     if (s->nblocks > 1) snprintf(blk, sizeof blk, ", block %lld", (long long)block);
-    snprintf(where, sizeof where, "%s \"%s\" (%s location \"%s\"%s) at partitions [%u, %u) bytes [%lld, %lld)",
-             verb, s->set->name, type_word(l->loc->type), l->loc->name, blk, c->f.p0, c->f.p1,
-             (long long)c->f.x0, (long long)c->f.x1);
+    if (l->dram)
+        snprintf(where, sizeof where, "%s \"%s\" (DRAM location \"%s\"%s) at partition %lld, %s scratch bytes "
+                 "[%lld, %lld)", verb, s->set->name, l->loc->name, blk, (long long)c->row,
+                 space_word(s->set->addr_space), (long long)c->f.x0, (long long)c->f.x1);
+    else
+        snprintf(where, sizeof where, "%s \"%s\" (%s location \"%s\"%s) at partitions [%u, %u) bytes [%lld, %lld)",
+                 verb, s->set->name, type_word(l->loc->type), l->loc->name, blk, c->f.p0, c->f.p1,
+                 (long long)c->f.x0, (long long)c->f.x1);
     if (c->f.by == VSPACE_NO_WRITER) snprintf(writer, sizeof writer, "placed there at function entry");
     else snprintf(writer, sizeof writer, "written there by instruction \"%s\"", v->fn->insts[c->f.by]->name);
     const vvalue *exp = &vals[c->expect];
@@ -699,7 +826,8 @@ static sba_status read_error(verifier *v, const rcheck *c, const char *subject, 
                             "but should hold %s%s",
                             subject, where, expected, ctx);
     const vvalue *got = &vals[c->f.val];
-    if (got->set != l->set || got->block != block) {
+    bool peer = c->phys && v->sets[got->set].cls == l->cls; /* the same storage */
+    if (!peer && (got->set != l->set || got->block != block)) {
         const vset_info *gs = &v->sets[got->set];
         char gblk[48] = "";
         if (gs->nblocks > 1) snprintf(gblk, sizeof gblk, " (block %lld)", (long long)got->block);
@@ -748,6 +876,25 @@ static uint32_t def_value(verifier *v, const bir_inst *in, uint32_t set, int64_t
     return val;
 }
 
+/* A write of value val through a must-alias location to the relative
+ * rectangle [p0, p1) x [x0, x1) of its store: the latest def of its class's
+ * bytes. Nothing to do for other locations. */
+static sba_status class_def(verifier *v, uint32_t loc, const vstore *st, int64_t p0, int64_t p1, int64_t x0,
+                            int64_t x1, uint32_t val)
+{
+    uint32_t cls = v->locs[loc].cls;
+    if (cls == NO_LOC) return SBA_OK;
+    bool fail = false;
+    vlatest *l = class_latest(v, cls, true, &fail);
+    if (fail) return nomem(v);
+    if (x0 == 0 && x1 == st->row)
+        return lat_def(v, l, (lentry){val, 0, 1, st->dx + p0 * st->row, st->dx + p1 * st->row}) ? SBA_OK : nomem(v);
+    for (int64_t p = p0; p < p1; p++)
+        if (!lat_def(v, l, (lentry){val, 0, 1, st->dx + p * st->row + x0, st->dx + p * st->row + x1}))
+            return nomem(v);
+    return SBA_OK;
+}
+
 static sba_status def_block(verifier *v, const vop *o, const xgeo *g, int64_t block, uint32_t root)
 {
     uint32_t val = def_value(v, o->in, o->set, block, root);
@@ -764,7 +911,7 @@ static sba_status def_block(verifier *v, const vop *o, const xgeo *g, int64_t bl
     if (fail || !lat_def(v, l, (lentry){val, g->p0, g->p1, g->x0, g->x1})) return nomem(v);
     l->last_loc = o->loc;
     v->rep->writes++;
-    return SBA_OK;
+    return class_def(v, o->loc, &st, g->p0, g->p1, g->x0, g->x1, val);
 }
 
 /* Moves the bytes of (src, block) under dst's rectangle into (dst, block). */
@@ -777,16 +924,23 @@ static sba_status copy_block(verifier *v, const vop *src, const vop *dst, const 
     vlatest *l = latest(v, dst->set, block, false, &fail);
     if (fail) return nomem(v);
     if (l) l->last_loc = dst->loc;
-    if (ss.sp == ds.sp && ss.dp == ds.dp && ss.dx == ds.dx) return SBA_OK; /* the same bytes */
-    v->pieces.n = 0;
-    if (vspace_scan(ss.sp, (uint32_t)(g->p0 + ss.dp), (uint32_t)(g->p1 + ss.dp), g->x0 + ss.dx,
-                    g->x1 + ss.dx, collect_piece, v))
-        return nomem(v);
-    for (uint32_t i = 0; i < v->pieces.n; i++) {
-        const vpiece *pc = &v->pieces.v[i];
-        if (!store_write(v, &ds, pc->p0 - ss.dp, pc->p1 - ss.dp, pc->x0 - ss.dx, pc->x1 - ss.dx, pc->val,
-                         dst->in->index))
+    if (ss.sp == ds.sp && ss.dp == ds.dp && ss.dx == ds.dx && ss.row == ds.row) return SBA_OK; /* the same bytes */
+    /* Rows of a linear source one at a time, so that every piece is a
+     * rectangle of the tensor. */
+    for (int64_t p = ss.row ? g->p0 : 0; p < (ss.row ? g->p1 : 1); p++) {
+        vstore sv = ss.row ? store_row(&ss, p) : ss;
+        int64_t p0 = ss.row ? p : g->p0, p1 = ss.row ? p + 1 : g->p1;
+        v->pieces.n = 0;
+        if (vspace_scan(sv.sp, (uint32_t)(p0 + sv.dp), (uint32_t)(p1 + sv.dp), g->x0 + sv.dx, g->x1 + sv.dx,
+                        collect_piece, v))
             return nomem(v);
+        for (uint32_t i = 0; i < v->pieces.n; i++) {
+            const vpiece pc = v->pieces.v[i];
+            int64_t q0 = pc.p0 - sv.dp, q1 = pc.p1 - sv.dp, y0 = pc.x0 - sv.dx, y1 = pc.x1 - sv.dx;
+            sba_status s;
+            if (!store_write(v, &ds, q0, q1, y0, y1, pc.val, dst->in->index)) return nomem(v);
+            if ((s = class_def(v, dst->loc, &ds, q0, q1, y0, y1, pc.val)) != SBA_OK) return s;
+        }
     }
     return SBA_OK;
 }
@@ -944,6 +1098,7 @@ static sba_status index_sets(verifier *v)
         int64_t f = si->bpb / (int64_t)bir_dtype_size(s->dtype);
         si->entry = bir_tensor_kind_is_input(s->kind) || s->kind == BIR_TK_CONST;
         si->output = bir_tensor_kind_is_output(s->kind);
+        si->cls = NO_LOC;
         if (si->parts < 1 || si->parts > UINT32_MAX || si->nblocks < 1 || si->bpb < 1 ||
             __builtin_mul_overflow(si->parts, f, &si->pf) || si->pf < 1)
             return sba_err(v->err, SBA_ERR_LIMIT,
@@ -959,8 +1114,48 @@ static sba_status index_sets(verifier *v)
             l->loc_pos = k;
             l->sb = l->loc->type == BIR_MEM_SB;
             l->psum = l->loc->type == BIR_MEM_PSUM && l->loc->has_bank && l->loc->addr != BIR_NO_ADDR;
+            l->dram = l->loc->type == BIR_MEM_DRAM && l->loc->addr != BIR_NO_ADDR && !si->entry && !si->output;
+            l->cls = NO_LOC;
             if (!vmap_put(&v->map, vkey_make(TAG_LOC, 0, (int64_t)(uintptr_t)l->loc), li)) return nomem(v);
         }
+    }
+    return SBA_OK;
+}
+
+static uint32_t class_root(uint32_t *parent, uint32_t i)
+{
+    while (parent[i] != i) i = parent[i] = parent[parent[i]];
+    return i;
+}
+
+/* The must-alias classes of the DRAM scratch locations: MustAlias edges
+ * between them, transitively. A class of one location is none. */
+static sba_status dram_classes(verifier *v)
+{
+    uint32_t *parent = sba_arena_array(v->ar, (size_t)v->nlocs + 1, sizeof *parent), *size;
+    size = sba_arena_array(v->ar, (size_t)v->nlocs + 1, sizeof *size);
+    if (!parent || !size) return nomem(v);
+    for (uint32_t i = 0; i < v->nlocs; i++) parent[i] = i, size[i] = 0;
+    for (uint32_t i = 0; i < v->nlocs; i++) {
+        const bir_location *loc = v->locs[i].loc;
+        for (uint32_t k = 0; v->locs[i].dram && k < loc->nalias; k++) {
+            const bir_location *peer = bir_alias_peer(loc->alias[k]);
+            uint32_t pi;
+            if (!bir_alias_has(loc->alias[k], BIR_ALIAS_MUST) || !peer ||
+                !vmap_get(&v->map, vkey_make(TAG_LOC, 0, (int64_t)(uintptr_t)peer), &pi) || !v->locs[pi].dram)
+                continue;
+            uint32_t a = class_root(parent, i), b = class_root(parent, pi);
+            if (a != b) parent[a < b ? b : a] = a < b ? a : b;
+        }
+    }
+    for (uint32_t i = 0; i < v->nlocs; i++)
+        if (v->locs[i].dram) size[class_root(parent, i)]++;
+    for (uint32_t i = 0; i < v->nlocs; i++) {
+        vloc_info *l = &v->locs[i];
+        uint32_t r = class_root(parent, i);
+        if (!l->dram || size[r] < 2) continue;
+        l->cls = r;
+        if (v->sets[l->set].cls == NO_LOC) v->sets[l->set].cls = r;
     }
     return SBA_OK;
 }
@@ -992,6 +1187,8 @@ static sba_status prepare_operand(verifier *v, const bir_inst *in, const bir_ope
         if ((s = check_location(v, li, in)) != SBA_OK || (s = check_operand_base(v, o)) != SBA_OK) return s;
     } else if (v->locs[li].psum) {
         if ((s = check_psum_location(v, li)) != SBA_OK || (s = check_operand_base(v, o)) != SBA_OK) return s;
+    } else if (v->locs[li].dram) {
+        if ((s = check_dram_location(v, li)) != SBA_OK) return s;
     }
     o->first = o->whole;
     bool runs = true;
@@ -1140,7 +1337,8 @@ static sba_status check_exit(verifier *v)
             for (uint32_t j = 0; j < set->nlocs && !held; j++) {
                 uint32_t li;
                 if (!vmap_get(&v->map, vkey_make(TAG_LOC, 0, (int64_t)(uintptr_t)set->locs[j]), &li) ||
-                    li == l->last_loc || ((v->locs[li].sb || v->locs[li].psum) && !v->locs[li].checked))
+                    li == l->last_loc ||
+                    ((v->locs[li].sb || v->locs[li].psum || v->locs[li].dram) && !v->locs[li].checked))
                     continue;
                 rcheck c2;
                 int rc2 = read_block(v, li, l->block, &g, &c2, &skipped);
@@ -1184,7 +1382,14 @@ sba_status sba_verify_function(const bir_function *fn, const sba_verify_options 
         !SBA_VEC_PUSH(&ar, &v.values, ((vvalue){0, VSPACE_NO_WRITER, 0, -1})))
         s = nomem(&v);
     if (s == SBA_OK) s = index_sets(&v);
+    if (s == SBA_OK) s = dram_classes(&v);
     if (s == SBA_OK) s = prepare(&v, opts);
+    for (uint32_t as = 0; s == SBA_OK && as < BIR_AS_COUNT; as++) {
+        int64_t end = v.dram_end[as];
+        if (!vspace_init(&v.dram[as], &v.pool, 0, imax(end, 1), 1, VSPACE_NONE,
+                         imax(SB_PAGE_BYTES, end / SB_MAX_PAGES + 1)))
+            s = nomem(&v);
+    }
     if (s == SBA_OK) s = seed_entries(&v);
     if (s == SBA_OK) s = simulate(&v);
     if (s == SBA_OK) s = check_exit(&v);
