@@ -52,7 +52,7 @@ fuzz: deps
 test-fuzz:
 	@cmake --preset fuzz >/dev/null
 	@cmake --build --preset fuzz -j $(JOBS)
-	sh fuzz/run.sh build/fuzz 60
+	FUZZ_SEED=1 FUZZ_RUNS=30000 sh fuzz/run.sh build/fuzz 150
 
 # bench_alloc runs every strategy on MiniMalloc's instances (../shared), the
 # examples and generated kernels, verifies each result, and writes
