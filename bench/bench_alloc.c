@@ -528,6 +528,41 @@ static void md_growth_row(FILE *f, const bench_case *cases, const result *res, u
     fprintf(f, " |\n");
 }
 
+/* The fitted exponent of each phase's time over the in-memory kernels, per
+ * strategy: a phase far above 1 is the one that stops scaling. */
+static void md_phase_growth(FILE *f, const bench_case *cases, const result *res, uint32_t nres, const options *o)
+{
+    fprintf(f, "\nPer phase (in-memory kernels; phases under 1 ms at every size left out):\n\n| phase |");
+    for (uint32_t s = 0; s < SBA_STRATEGY_COUNT; s++)
+        if (o->strategy_on[s]) fprintf(f, " %s |", sba_strategy_name(s));
+    fprintf(f, "\n|---|");
+    for (uint32_t s = 0; s < SBA_STRATEGY_COUNT; s++)
+        if (o->strategy_on[s]) fprintf(f, "---:|");
+    fprintf(f, "\n");
+    for (uint32_t p = 0; p < SBA_PHASE_COUNT; p++) {
+        char row[512];
+        size_t len = (size_t)snprintf(row, sizeof row, "| %s |", sba_phase_name(p));
+        bool shown = false;
+        for (uint32_t s = 0; s < SBA_STRATEGY_COUNT; s++) {
+            if (!o->strategy_on[s]) continue;
+            double x[MAX_SIZES], y[MAX_SIZES];
+            uint32_t n = 0;
+            bool big = false;
+            for (uint32_t i = 0; i < nres && n < MAX_SIZES; i++) {
+                const result *r = &res[i];
+                if (cases[r->kase].kind != CASE_GEN_API || r->strategy != s || r->status != RUN_OK) continue;
+                x[n] = cases[r->kase].tensors;
+                y[n++] = r->phase_s[p];
+                big |= r->phase_s[p] >= 1e-3;
+            }
+            double e = n >= 2 && big ? slope(x, y, n) : NAN;
+            shown |= !isnan(e);
+            len += (size_t)snprintf(row + len, sizeof row - len, isnan(e) ? " — |" : " %.2f |", e);
+        }
+        if (shown) fprintf(f, "%s\n", row);
+    }
+}
+
 static void md_growth(FILE *f, const bench_case *cases, const result *res, uint32_t nres, const options *o)
 {
     fprintf(f, "\n### Growth exponents\n\n"
@@ -543,6 +578,7 @@ static void md_growth(FILE *f, const bench_case *cases, const result *res, uint3
         md_growth_row(f, cases, res, nres, CASE_GEN_API, s, "peak RSS", m_rss);
         md_growth_row(f, cases, res, nres, CASE_GEN_JSON, s, "JSON load time", m_load);
     }
+    md_phase_growth(f, cases, res, nres, o);
 }
 
 static void write_markdown(FILE *f, const bench_case *cases, const result *res, uint32_t nres, const options *o,
@@ -555,8 +591,9 @@ static void write_markdown(FILE *f, const bench_case *cases, const result *res, 
                "to DRAM and their bytes per partition; *model build*: `bir_load_buffer` minus the "
                "`json_loadb` it contains, the CSV import, or the generation; *verify*: `sba_verify_module` "
                "(\"ok\" is a proof, \"sampled\" ran long loops in part), plus for CSV instances the exported "
-               "packing checked by `sba_csv_check`. Release build, %ld cores online, %.0f s in all.\n",
-               sysconf(_SC_NPROCESSORS_ONLN), wall);
+               "packing checked by `sba_csv_check`. Each run may use %u s of CPU; a run stopped there says so. "
+               "Release build, %ld cores online, %.0f s in all.\n",
+               o->timeout, sysconf(_SC_NPROCESSORS_ONLN), wall);
     if (notes[0]) fprintf(f, "\n%s", notes);
     for (int k = 0; k < CASE_KINDS; k++) md_table(f, cases, res, nres, (case_kind)k);
     md_phases(f, cases, res, nres);

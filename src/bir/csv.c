@@ -152,7 +152,7 @@ static bool field_is(const csv_field *f, const char *name)
     return f->n == strlen(name) && !memcmp(f->s, name, f->n);
 }
 
-static sba_status read_header(csv_reader *r, csv_table *t, int where[COL_COUNT + 1], uint32_t *ncols)
+static sba_status read_header(csv_reader *r, csv_table *t, int where[COL_COUNT], uint32_t *ncols)
 {
     if (!next_line(r)) {
         if (r->ar->failed) return sba_err(r->err, SBA_ERR_NOMEM, "out of memory");
@@ -287,7 +287,7 @@ static sba_status read_table(sba_arena *ar, const char *text, size_t len, csv_ta
 {
     memset(t, 0, sizeof *t);
     csv_reader r = {.ar = ar, .err = err, .text = text, .end = text + len, .pos = text};
-    int where[COL_COUNT + 1];
+    int where[COL_COUNT];
     uint32_t ncols = 0;
     sba_status st = read_header(&r, t, where, &ncols);
     if (st != SBA_OK) return st;
