@@ -89,6 +89,7 @@ typedef struct result {
     double verify_s;
     char verify_message[160];
     int checked;                 /* CSV: 0 not run, 1 valid packing, -1 rejected */
+    uint32_t stage;              /* reached: 0 start, 1 loaded, 2 allocated */
     long rss_loaded_kb, rss_peak_kb;
 } result;
 
@@ -281,8 +282,8 @@ static void send(int fd, const result *r)
     if (w != (ssize_t)sizeof *r) _exit(1);
 }
 
-/* Sends the result twice: after the load, so that a run stopped later still
- * says what it loaded, and at the end. */
+/* Sends the result after the load and after the allocation, so that a run
+ * stopped later still says what it did, and at the end. */
 static void run_one(const bench_case *c, uint32_t strategy, result *r, int fd)
 {
     bir_module *m = load(c, r);
@@ -290,6 +291,7 @@ static void run_one(const bench_case *c, uint32_t strategy, result *r, int fd)
     for (uint32_t f = 0; f < m->nfns; f++) r->sets += m->fns[f]->nsets;
     r->capacity = m->target.sbuf_bytes;
     r->rss_loaded_kb = r->rss_peak_kb = peak_rss_kb();
+    r->stage = 1;
     send(fd, r);
     sba_alloc_options o = {.strategy = strategy};
     sba_alloc_report rep;
@@ -299,11 +301,16 @@ static void run_one(const bench_case *c, uint32_t strategy, result *r, int fd)
     r->alloc_s = now() - t0;
     summarize(&rep, r);
     sba_alloc_report_free(&rep);
+    r->stage = 2;
+    r->rss_peak_kb = peak_rss_kb();
+    send(fd, r);
     if (st != SBA_OK) fail(r, RUN_ALLOC_FAILED, "alloc", &err);
     else verify(m, c, r);
     bir_module_free(m);
     r->rss_peak_kb = peak_rss_kb();
 }
+
+static const char *const stage_names[] = {"the load", "the allocation", "the verification"};
 
 /* Runs run_one in a child with a time limit; the result comes back through a pipe. */
 static void run_in_child(const bench_case *c, uint32_t kase, uint32_t strategy, unsigned timeout, result *r)
@@ -356,10 +363,11 @@ static void run_in_child(const bench_case *c, uint32_t kase, uint32_t strategy, 
     int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
     if (sig == SIGXCPU || sig == SIGKILL) {
         r->status = RUN_TIMEOUT;
-        snprintf(r->message, sizeof r->message, "stopped after %u s of CPU", timeout);
+        snprintf(r->message, sizeof r->message, "stopped after %u s of CPU in %s", timeout, stage_names[r->stage]);
     } else if (sig == SIGALRM) {
         r->status = RUN_TIMEOUT;
-        snprintf(r->message, sizeof r->message, "stopped after %u s of wall time", 4 * timeout);
+        snprintf(r->message, sizeof r->message, "stopped after %u s of wall time in %s", 4 * timeout,
+                 stage_names[r->stage]);
     } else {
         r->status = RUN_CRASHED;
         snprintf(r->message, sizeof r->message, "the run %s %d",
@@ -463,9 +471,9 @@ static void md_table(FILE *f, const bench_case *cases, const result *res, uint32
         fmt_int(pk, sizeof pk, r->peak_used);
         if (r->capacity) fmt_int(cap, sizeof cap, r->capacity);
         else snprintf(cap, sizeof cap, "—");
-        bool ran = r->status == RUN_OK || r->status == RUN_ALLOC_FAILED;
+        bool ran = r->status == RUN_OK || r->status == RUN_ALLOC_FAILED || r->stage == 2;
         fprintf(f, "| %s | %s | %s | %s | %s | %s | %s |", c->name, sets, sba_strategy_name(r->strategy),
-                ran ? lb : "—", ran && r->status == RUN_OK ? pk : "—", cap, outcome(r, oc, sizeof oc));
+                ran ? lb : "—", ran && r->status != RUN_ALLOC_FAILED ? pk : "—", cap, outcome(r, oc, sizeof oc));
         md_cell_ms(f, r->parse_s, r->has_parse && r->sets);
         md_cell_ms(f, r->build_s, r->sets);
         md_cell_ms(f, r->alloc_s, ran);
@@ -482,7 +490,7 @@ static void md_phases(FILE *f, const bench_case *cases, const result *res, uint3
     fprintf(f, "\n");
     for (uint32_t i = 0; i < nres; i++) {
         const result *r = &res[i];
-        if (r->status != RUN_OK && r->status != RUN_ALLOC_FAILED) continue;
+        if (r->status != RUN_OK && r->status != RUN_ALLOC_FAILED && r->stage < 2) continue;
         fprintf(f, "| %s | %s |", cases[r->kase].name, sba_strategy_name(r->strategy));
         for (uint32_t p = 0; p < SBA_PHASE_COUNT; p++) fprintf(f, " %.2f |", r->phase_s[p] * 1e3);
         fprintf(f, " %.2f |\n", r->alloc_s * 1e3);
@@ -509,6 +517,9 @@ static double m_verify(const result *r) { return r->verify_s; }
 static double m_rss(const result *r) { return (double)r->rss_peak_kb; }
 static double m_load(const result *r) { return r->parse_s + r->build_s; }
 
+/* A run whose allocation finished, even if its verification was stopped. */
+static bool allocated(const result *r) { return r->status == RUN_OK || (r->status == RUN_TIMEOUT && r->stage == 2); }
+
 static void md_growth_row(FILE *f, const bench_case *cases, const result *res, uint32_t nres, case_kind kind,
                           uint32_t strategy, const char *label, metric_fn metric)
 {
@@ -516,7 +527,8 @@ static void md_growth_row(FILE *f, const bench_case *cases, const result *res, u
     uint32_t n = 0;
     for (uint32_t i = 0; i < nres && n < MAX_SIZES; i++) {
         const result *r = &res[i];
-        if (cases[r->kase].kind != kind || r->strategy != strategy || r->status != RUN_OK) continue;
+        bool known = metric == m_verify ? r->status == RUN_OK : allocated(r);
+        if (cases[r->kase].kind != kind || r->strategy != strategy || !known) continue;
         x[n] = cases[r->kase].tensors;
         y[n++] = metric(r);
     }
@@ -550,7 +562,7 @@ static void md_phase_growth(FILE *f, const bench_case *cases, const result *res,
             bool big = false;
             for (uint32_t i = 0; i < nres && n < MAX_SIZES; i++) {
                 const result *r = &res[i];
-                if (cases[r->kase].kind != CASE_GEN_API || r->strategy != s || r->status != RUN_OK) continue;
+                if (cases[r->kase].kind != CASE_GEN_API || r->strategy != s || !allocated(r)) continue;
                 x[n] = cases[r->kase].tensors;
                 y[n++] = r->phase_s[p];
                 big |= r->phase_s[p] >= 1e-3;
