@@ -2,6 +2,9 @@
  *
  * Requires: a linearization of the function and its def-use lists.
  * Complexity: O(accesses × loop depth) per value. */
+#include <stdarg.h>
+#include <stdio.h>
+
 #include "bir/live.h"
 
 static uint32_t point(const bir_linear *lin, const bir_inst *in) { return lin->point_of[in->index]; }
@@ -118,4 +121,32 @@ bool bir_live_locations(bir_live_scratch *s, bir_location *const *locs, uint32_t
             out->carried |= bir_live_extend(s, st->writers[k].inst, &out->start, &out->end);
     }
     return true;
+}
+
+void sba_alloc_log(const sba_alloc_options *o, const char *fmt, ...)
+{
+    if (!o->log) return;
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    o->log(o->log_ud, line);
+}
+
+sba_status bir_location_base_mask(const bir_location *loc, int64_t p, uint32_t *mask, sba_error *err)
+{
+    *mask = bir_start_partition_mask(p);
+    for (int w = 0; w < 2; w++) {
+        const bir_access *acc = w ? loc->storage.writers : loc->storage.readers;
+        uint32_t n = w ? loc->storage.nwriters : loc->storage.nreaders;
+        for (uint32_t k = 0; k < n; k++) {
+            const bir_operand *op = w ? &acc[k].inst->outs[acc[k].operand] : &acc[k].inst->ins[acc[k].operand];
+            bir_footprint fp;
+            sba_status st = bir_operand_footprint(acc[k].inst, op, &fp, err);
+            if (st != SBA_OK) return st;
+            *mask &= fp.base_mask;
+        }
+    }
+    return SBA_OK;
 }

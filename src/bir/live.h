@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "base/arena.h"
+#include "sballoc/alloc.h"
 #include "sballoc/program.h"
 
 /* Per-loop record of one value's accesses, stamped to avoid clearing. */
@@ -72,5 +73,13 @@ bool bir_live_first_read_in(const bir_live_scratch *s, const bir_inst *loop);
  * no placement is accessed. */
 bool bir_live_locations(bir_live_scratch *s, bir_location *const *locs, uint32_t n, bool entry_def,
                         bir_live_interval *out);
+
+/* ---- helpers every allocator shares ----------------------------------- */
+
+/* One diagnostic line through the options' log callback (nothing without one). */
+void sba_alloc_log(const sba_alloc_options *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The base partitions a placement of p partitions may take: the start-partition
+ * rule, narrowed by every access of loc (bit i stands for partition 32·i). */
+sba_status bir_location_base_mask(const bir_location *loc, int64_t p, uint32_t *mask, sba_error *err);
 
 #endif

@@ -68,17 +68,7 @@ typedef struct dctx {
     int64_t (*gaps)[2];
 } dctx;
 
-static void dlog(dctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void dlog(dctx *c, const char *fmt, ...)
-{
-    if (!c->o->log) return;
-    char line[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    c->o->log(c->o->log_ud, line);
-}
+#define dlog(c, ...) sba_alloc_log((c)->o, __VA_ARGS__)
 
 static int64_t round_up(int64_t x, int64_t a) { return (x + a - 1) / a * a; }
 

@@ -69,34 +69,15 @@ typedef struct pctx {
     int64_t (*gaps)[2];          /* scratch: blocked byte ranges of one bank */
 } pctx;
 
-static void plog(pctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void plog(pctx *c, const char *fmt, ...)
-{
-    if (!c->o->log) return;
-    char line[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    c->o->log(c->o->log_ud, line);
-}
+#define plog(c, ...) sba_alloc_log((c)->o, __VA_ARGS__)
 
 static int64_t align_up(int64_t x, int64_t a) { return a > 1 ? (x + a - 1) / a * a : x; }
 
 /* The start-partition rule for P, narrowed by every access of loc. */
 static sba_status base_mask(pctx *c, const bir_location *loc, int64_t p, uint32_t *mask)
 {
-    *mask = bir_start_partition_mask(p);
-    for (int w = 0; w < 2; w++) {
-        const bir_access *acc = w ? loc->storage.writers : loc->storage.readers;
-        uint32_t n = w ? loc->storage.nwriters : loc->storage.nreaders;
-        for (uint32_t k = 0; k < n; k++) {
-            const bir_operand *op = w ? &acc[k].inst->outs[acc[k].operand] : &acc[k].inst->ins[acc[k].operand];
-            bir_footprint fp;
-            if (bir_operand_footprint(acc[k].inst, op, &fp, c->err) != SBA_OK) return c->err->code;
-            *mask &= fp.base_mask;
-        }
-    }
+    sba_status st = bir_location_base_mask(loc, p, mask, c->err);
+    if (st != SBA_OK) return st;
     /* bases whose band runs past the target's partitions are out too */
     for (uint32_t i = 0; i < 4; i++)
         if (32 * (int64_t)i + p > (int64_t)c->t->partitions) *mask &= ~(1u << i);

@@ -52,16 +52,6 @@ const char *sba_phase_name(uint32_t p) { return p < SBA_PHASE_COUNT ? phase_name
 bool sb_logging(const sb_ctx *c) { return c->o->log != NULL; }
 bool sb_dumping(const sb_ctx *c, uint32_t what) { return c->o->log && (c->o->dump & what); }
 
-void sb_log(sb_ctx *c, const char *fmt, ...)
-{
-    if (!c->o->log) return;
-    char line[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    c->o->log(c->o->log_ud, line);
-}
 
 /* ---- timing ------------------------------------------------------------ */
 

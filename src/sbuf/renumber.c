@@ -14,24 +14,6 @@
 #include "base/error.h"
 #include "sbuf/sbuf.h"
 
-/* The allowed bases of a placement: the start-partition rule for its height,
- * narrowed by every access that reaches into the tensor at a partition offset. */
-static sba_status base_mask_of(sb_ctx *c, const bir_location *loc, int64_t p, uint32_t *mask)
-{
-    *mask = bir_start_partition_mask(p);
-    for (int w = 0; w < 2; w++) {
-        const bir_access *acc = w ? loc->storage.writers : loc->storage.readers;
-        uint32_t n = w ? loc->storage.nwriters : loc->storage.nreaders;
-        for (uint32_t k = 0; k < n; k++) {
-            const bir_operand *op = w ? &acc[k].inst->outs[acc[k].operand] : &acc[k].inst->ins[acc[k].operand];
-            bir_footprint fp;
-            if (bir_operand_footprint(acc[k].inst, op, &fp, c->err) != SBA_OK) return c->err->code;
-            *mask &= fp.base_mask;
-        }
-    }
-    return SBA_OK;
-}
-
 /* A pre-placed base that the start-partition rule, the tensor's accesses or
  * the target's partitions forbid; names the bases that would do. */
 static sba_status bad_base(sb_ctx *c, const bir_location *loc, const sb_node *nd)
@@ -92,7 +74,7 @@ sba_status renumber_locations(sb_ctx *c)
             if (nd->partitions > c->t->partitions)
                 return sba_err(c->err, SBA_ERR_MODEL, "set \"%s\" has %lld partitions; the target has %u",
                                set->name, (long long)nd->partitions, c->t->partitions);
-            sba_status st = base_mask_of(c, loc, nd->partitions, &nd->base_mask);
+            sba_status st = bir_location_base_mask(loc, nd->partitions, &nd->base_mask, c->err);
             if (st != SBA_OK) return st;
             nd->own_mask = nd->base_mask;
             if (fixed) {

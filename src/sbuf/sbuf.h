@@ -15,6 +15,7 @@
 
 #include "base/arena.h"
 #include "base/bitset.h"
+#include "bir/live.h"
 #include "sballoc/alloc.h"
 #include "sballoc/bir.h"
 #include "sballoc/program.h"
@@ -88,7 +89,7 @@ typedef struct sb_ctx {
 } sb_ctx;
 
 /* ---- logging (allocate.c) ---------------------------------------------- */
-void sb_log(sb_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#define sb_log(c, ...) sba_alloc_log((c)->o, __VA_ARGS__)
 bool sb_logging(const sb_ctx *c);
 bool sb_dumping(const sb_ctx *c, uint32_t what);
 
