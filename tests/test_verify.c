@@ -537,7 +537,7 @@ static int rb_run(const rb_prog *g, rb_state *st)
                 bool copy = in->out.set >= 0;
                 for (int j = 0; j < in->nins; j++) {
                     blk_in[j] = in->ins[j].block < 0 ? it : in->ins[j].block;
-                    copy &= in->ins[j].set == in->out.set;
+                    copy &= in->ins[j].set == in->out.set && in->ins[j].loc != in->out.loc;
                 }
                 if (!copy)
                     for (int j = 0; j < in->nins; j++) {
@@ -604,4 +604,16 @@ Test(verify, random_programs_match_brute_force, .timeout = 120)
     }
     cr_assert_gt(passes, 100, "too few passing programs (%d) to mean anything", passes);
     cr_assert_gt(fails, 100, "too few failing programs (%d) to mean anything", fails);
+}
+
+/* An instruction that reads and writes one placement updates it in place: its
+ * read is checked (only a move between two placements of a tensor is a copy). */
+Test(verify, in_place_update_reads_are_checked)
+{
+    bir_module *m = load_case("fail_in_place_update");
+    sba_error err;
+    cr_assert_eq(sba_verify_module(m, NULL, &err), SBA_ERR_PROGRAM);
+    cr_assert(strstr(err.message, "reads tensor \"c_set\"") && strstr(err.message, "overwrote it"), "%s",
+              err.message);
+    bir_module_free(m);
 }

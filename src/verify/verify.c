@@ -1262,8 +1262,14 @@ static sba_status prepare(verifier *v, const sba_verify_options *opts)
             if (s != SBA_OK) return s;
             vi->nouts++;
         }
+        /* A copy moves a value between placements of one tensor (spill code);
+         * an instruction that reads and writes the same placement updates it
+         * in place, and its reads are checked like any other. */
         bool one_set = vi->nins && vi->nouts;
         for (uint32_t k = 1; k < vi->nins + vi->nouts; k++) one_set &= v->ops[vi->op0 + k].set == v->ops[vi->op0].set;
+        for (uint32_t a = 0; a < vi->nins && one_set; a++)
+            for (uint32_t b = 0; b < vi->nouts && one_set; b++)
+                one_set = v->ops[vi->op0 + a].loc != v->ops[vi->op0 + vi->nins + b].loc;
         vi->kind = one_set ? INST_COPY
                    : moves_data(in->opcode) && vi->nins == 1 && vi->nouts == 1 ? INST_MOVE
                                                                                : INST_DEF;
