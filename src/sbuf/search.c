@@ -210,7 +210,14 @@ static int dfs(sx *S)
     }
     uint32_t mark = S->ntrail;
     for (;;) {
-        /* the lowest floor among sections that still have unplaced nodes */
+        /* the lowest floor among sections that still have unplaced nodes
+         * (the scans over every place count as work: a part with many
+         * sections costs more per search node) */
+        S->work += (uint64_t)S->K * S->Q * 2;
+        if (S->work > S->budget) {
+            S->exhausted = true;
+            return -1;
+        }
         int64_t f = S->cap + 1;
         for (uint32_t k = 0; k < S->K; k++) {
             if (!S->ucount[k]) continue;
