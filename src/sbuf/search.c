@@ -109,6 +109,7 @@ static int64_t land(sx *S, uint32_t i, uint32_t o)
     }
     for (bool moved = S->nfixed > 0; moved;) {
         moved = false;
+        S->work += S->nfixed;
         for (uint32_t x = 0; x < S->nfixed; x++) {
             const sx_fixed *fx = &S->fixed[x];
             if (!(fx->qmask & nd->qmask[o]) || fx->s1 < nd->s0 || nd->s1 < fx->s0) continue;
@@ -255,6 +256,11 @@ static int dfs(sx *S)
                 }
                 if (n < nc) {
                     nc = n, bq = q, bk = k, usable = use, next = nx;
+                }
+                /* one search node can scan many places: stop mid-scan too */
+                if (S->work > S->budget) {
+                    S->exhausted = true;
+                    return -1;
                 }
             }
         }
