@@ -457,6 +457,9 @@ sba_status bir_save_buffer(const bir_module *m, char **out, size_t *len, sba_err
 /* Writes to a path; "-" is standard output. */
 sba_status bir_save_file(const bir_module *m, const char *path, sba_error *err);
 void bir_free_text(const bir_module *m, char *text);
+/* Writes text (from the module's allocator) to a path, "-" being standard
+ * output, and frees it whatever happens. */
+sba_status bir_write_text(const bir_module *m, char *text, size_t len, const char *path, sba_error *err);
 
 #ifdef __cplusplus
 }

@@ -695,17 +695,7 @@ sba_status sba_csv_export_file(const bir_module *m, const char *path, sba_error 
     char *text;
     size_t len;
     sba_status st = sba_csv_export(m, &text, &len, err);
-    if (st != SBA_OK) return st;
-    bool to_stdout = strcmp(path, "-") == 0;
-    FILE *f = to_stdout ? stdout : fopen(path, "wb");
-    if (!f) {
-        bir_free_text(m, text);
-        return sba_err(err, SBA_ERR_IO, "cannot open %s for writing", path);
-    }
-    bool ok = fwrite(text, 1, len, f) == len;
-    ok = (to_stdout ? fflush(f) == 0 : fclose(f) == 0) && ok;
-    bir_free_text(m, text);
-    return ok ? SBA_OK : sba_err(err, SBA_ERR_IO, "write error on %s", path);
+    return st == SBA_OK ? bir_write_text(m, text, len, path, err) : st;
 }
 
 /* ---- check ------------------------------------------------------------- */

@@ -258,12 +258,8 @@ sba_status bir_save_buffer(const bir_module *m, char **out, size_t *len, sba_err
 
 void bir_free_text(const bir_module *m, char *text) { sba_free(m->arena->a, text); }
 
-sba_status bir_save_file(const bir_module *m, const char *path, sba_error *err)
+sba_status bir_write_text(const bir_module *m, char *text, size_t len, const char *path, sba_error *err)
 {
-    char *text;
-    size_t len;
-    sba_status st = bir_save_buffer(m, &text, &len, err);
-    if (st != SBA_OK) return st;
     bool to_stdout = strcmp(path, "-") == 0;
     FILE *f = to_stdout ? stdout : fopen(path, "wb");
     if (!f) {
@@ -274,4 +270,12 @@ sba_status bir_save_file(const bir_module *m, const char *path, sba_error *err)
     ok = (to_stdout ? fflush(f) == 0 : fclose(f) == 0) && ok;
     bir_free_text(m, text);
     return ok ? SBA_OK : sba_err(err, SBA_ERR_IO, "write error on %s", path);
+}
+
+sba_status bir_save_file(const bir_module *m, const char *path, sba_error *err)
+{
+    char *text;
+    size_t len;
+    sba_status st = bir_save_buffer(m, &text, &len, err);
+    return st == SBA_OK ? bir_write_text(m, text, len, path, err) : st;
 }
