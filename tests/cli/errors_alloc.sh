@@ -15,6 +15,8 @@ dir=$2/tests/errors/alloc
 tmp=${TMPDIR:-/tmp}/sballoc-errors-alloc.$$
 mkdir -p "$tmp" || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
+# shellcheck source=lib/expect.sh
+. "$2/tests/cli/lib/expect.sh"
 
 total=0
 failed=0
@@ -22,32 +24,11 @@ failed=0
 for json in "$dir"/*.json; do
     [ -e "$json" ] || continue
     name=${json##*/}
-    expect=${json%.json}.expect
-    total=$((total + 1))
     case $name in
         00[1-9]-*) want=1 ;;
         *) want=2 ;;
     esac
-    if [ ! -f "$expect" ]; then
-        echo "FAIL $name: missing ${expect##*/}"
-        failed=$((failed + 1))
-        continue
-    fi
-    (cd "$dir" && "$bin" alloc "$name" -o /dev/null) >"$tmp/stdout" 2>"$tmp/stderr"
-    status=$?
-    if [ "$status" -ne "$want" ]; then
-        echo "FAIL $name: exit status $status, expected $want"
-        cat "$tmp/stderr"
-        failed=$((failed + 1))
-    elif [ -s "$tmp/stdout" ]; then
-        echo "FAIL $name: wrote to standard output"
-        failed=$((failed + 1))
-    elif ! cmp -s "$tmp/stderr" "$expect"; then
-        echo "FAIL $name: standard error differs"
-        echo "  expected: $(cat "$expect")"
-        echo "  got:      $(cat "$tmp/stderr")"
-        failed=$((failed + 1))
-    fi
+    expect_case "$dir" "$name" "${json%.json}.expect" "$want" alloc -o /dev/null
 done
 
 if [ "$total" -lt 14 ]; then

@@ -14,34 +14,15 @@ dir=$2/tests/errors/program
 tmp=${TMPDIR:-/tmp}/sballoc-errors-program.$$
 mkdir -p "$tmp" || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
+# shellcheck source=lib/expect.sh
+. "$2/tests/cli/lib/expect.sh"
 
 total=0
 failed=0
 
 for json in "$dir"/*.json; do
     [ -e "$json" ] || continue
-    name=${json##*/}
-    expect=${json%.json}.expect
-    total=$((total + 1))
-    if [ ! -f "$expect" ]; then
-        echo "FAIL $name: missing ${expect##*/}"
-        failed=$((failed + 1))
-        continue
-    fi
-    (cd "$dir" && "$bin" check "$name") >"$tmp/stdout" 2>"$tmp/stderr"
-    status=$?
-    if [ "$status" -ne 2 ]; then
-        echo "FAIL $name: exit status $status, expected 2"
-        failed=$((failed + 1))
-    elif [ -s "$tmp/stdout" ]; then
-        echo "FAIL $name: wrote to standard output"
-        failed=$((failed + 1))
-    elif ! cmp -s "$tmp/stderr" "$expect"; then
-        echo "FAIL $name: standard error differs"
-        echo "  expected: $(cat "$expect")"
-        echo "  got:      $(cat "$tmp/stderr")"
-        failed=$((failed + 1))
-    fi
+    expect_case "$dir" "${json##*/}" "${json%.json}.expect" 2 check
 done
 
 if [ "$total" -lt 14 ]; then
