@@ -2,39 +2,56 @@
  *
  * PSUM is `psum_banks` banks of `psum_bank_bytes` bytes in each of the
  * target's partitions (8 × 2 KiB on trn1–trn3), addressed at
- * `psum_alignment` (4 bytes). Every accessed PSUM location is a tile:
+ * `psum_alignment` (4 bytes). A partition's PSUM is one linear range of
+ * psum_banks × psum_bank_bytes bytes, bank j being bytes [j × bank bytes,
+ * (j + 1) × bank bytes). Every accessed PSUM location is a tile group:
  *
+ * - Addressing (docs/format.md, "PSUM placements"): `bank` and `addr` say
+ *   where block 0 starts, byte bank × bank bytes + addr of the linear range,
+ *   with addr inside the bank; block k follows at + k × bytesPerBlock, as in
+ *   SB (live_n = NBlocks). Each block is one tile (what one Matmult writes)
+ *   and never crosses a bank boundary; the blocks together may run over
+ *   consecutive banks. So a block larger than a bank is an error naming it,
+ *   and so is a tensor whose blocks, laid end to end, cannot all avoid a
+ *   boundary (three blocks of 1,536 bytes in 2,048-byte banks) or exceed
+ *   PSUM.
  * - Space: P partitions at a base the start-partition rule allows (P > 64:
  *   0; 33–64: 0 or 64; ≤ 32: 0, 32, 64 or 96), narrowed by every access's own
  *   rule (bir_footprint.base_mask), × NBlocks × bytesPerBlock bytes rounded up
- *   to the alignment. A tile never crosses a bank boundary: a tile larger than
- *   a bank is an error naming it.
+ *   to the alignment, from its first byte on.
  * - Time: the live range of the SBUF allocator (bir/live.c): first def to
  *   last use, extended across loops; an output lives to the end.
  * - Accumulation groups: a tile written by a Matmult that sits deeper in the
  *   loop nest than its last use (written repeatedly across a loop, read
- *   after) is a matmul accumulation group. It keeps one bank for its whole
- *   live range (every tile does: nothing moves), and has that bank to itself
- *   while it is live: no other tile live at the same time shares it, so at
- *   most one accumulation group is in flight per bank (the hardware has one
- *   accumulation slot per bank) and no other write lands in a bank that is
- *   accumulating.
+ *   after) is a matmul accumulation group. It keeps its banks for its whole
+ *   live range (every tile does: nothing moves), and has each bank it
+ *   touches to itself while it is live: no other tile live at the same time
+ *   shares one, so at most one accumulation group is in flight per bank (the
+ *   hardware has one accumulation slot per bank) and no other write lands in
+ *   a bank that is accumulating.
  * - Pack hints: tiles with the same pack_id_hint (≥ 0) go to the bank of the
- *   first of them placed, when they fit there; else to any bank.
+ *   first of them placed (the bank of its block 0), when they fit there;
+ *   else to any bank.
  * - Pre-placed tiles (bank and addr given; base defaults to the lowest
- *   allowed) are fixed obstacles, checked against the target.
+ *   allowed) are fixed obstacles, checked against the target block by block.
  *
  * Algorithm: first fit in program order. Fixed tiles first; then the others
  * by start point (then larger first, then set order). For each, banks are
- * tried in order (its hint's bank first), and in each bank every allowed base:
- * the byte ranges of placed tiles that overlap it in time and partitions are
- * swept in address order and the lowest aligned gap wins (lowest address,
- * then lowest base). A tile with no room is an error that names the program
- * point in its range where the most PSUM bytes are live, and those tiles.
+ * tried in order (its hint's bank first) for a place wholly inside one bank,
+ * and in each bank every allowed base: the byte ranges of placed tiles that
+ * overlap it in time and partitions are swept in address order and the
+ * lowest aligned gap wins (lowest address, then lowest base). Only when no
+ * bank has room, a tile of several blocks is placed across banks: the same
+ * sweep over the whole linear range (its hint's bank first), skipping
+ * addresses where a boundary would cut a block and ranges that touch a bank
+ * an accumulation group holds. A tile with no room is an error that names
+ * the program point in its range where the most PSUM bytes are live, and
+ * those tiles.
  *
  * Requires: def-use lists and an indexed function. Produces: bank, addr,
  * base, live_n, dims, allocated of every accessed PSUM location; the PSUM
- * fields of the report. Complexity: O(T² × banks × 4) for T tiles. */
+ * fields of the report. Complexity: O(T² × banks × 4) for T tiles, plus
+ * O(banks² × bank bytes / alignment) per tile placed across banks. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,12 +65,13 @@
 
 typedef struct ptile {
     bir_location *loc;
-    int64_t parts, raw, bytes;   /* P; NBlocks × bytesPerBlock; aligned footprint */
+    int64_t parts, bpb, nblk;    /* P; bytesPerBlock; NBlocks */
+    int64_t raw, bytes;          /* NBlocks × bytesPerBlock; aligned footprint */
     uint32_t mask;               /* allowed bases, bit i = partition 32·i */
     uint32_t start, end;         /* live interval, inclusive points */
     uint32_t order;              /* position in set order */
     bool accum, fixed, placed;
-    int64_t bank, addr;
+    int64_t bank, addr;          /* block 0: its bank and its address in the bank */
     int32_t base;
 } ptile;
 
@@ -64,14 +82,29 @@ typedef struct pctx {
     sba_error *err;
     sba_arena ar;
     bir_linear lin;
+    int64_t bank_bytes, total;   /* one bank, every bank: bytes per partition */
     ptile *tiles;
     uint32_t n;
-    int64_t (*gaps)[2];          /* scratch: blocked byte ranges of one bank */
+    int64_t (*gaps)[2];          /* scratch: blocked byte ranges, linear addresses */
+    bool *busy;                  /* scratch: banks an accumulation group keeps from the tile being placed */
 } pctx;
 
 #define plog(c, ...) sba_alloc_log((c)->o, __VA_ARGS__)
 
 static int64_t align_up(int64_t x, int64_t a) { return a > 1 ? (x + a - 1) / a * a : x; }
+
+/* x + y, saturated: an addr given in the input may be any int64 ≥ 0. */
+static int64_t sat_add(int64_t x, int64_t y)
+{
+    int64_t r;
+    return __builtin_add_overflow(x, y, &r) ? INT64_MAX : r;
+}
+
+/* A placed tile's first byte in the linear PSUM range of a partition. */
+static int64_t linear(const pctx *c, const ptile *tl) { return tl->bank * c->bank_bytes + tl->addr; }
+
+/* The last bank a placed tile touches. */
+static int64_t last_bank(const pctx *c, const ptile *tl) { return (linear(c, tl) + tl->bytes - 1) / c->bank_bytes; }
 
 /* The start-partition rule for P, narrowed by every access of loc. */
 static sba_status base_mask(pctx *c, const bir_location *loc, int64_t p, uint32_t *mask)
@@ -99,6 +132,36 @@ static bool is_accumulation(const pctx *c, const bir_location *loc, const bir_in
     return false;
 }
 
+/* The blocks of a pre-placed tile of several blocks, from linear address
+ * `at`: each inside one bank, the last one inside PSUM. */
+static sba_status fixed_blocks(pctx *c, const ptile *tl, int64_t at)
+{
+    const int64_t B = c->bank_bytes;
+    const char *name = tl->loc->name;
+    if (sat_add(tl->loc->addr, tl->bpb) > B)
+        return sba_err(c->err, SBA_ERR_MODEL, "pre-placed PSUM location \"%s\": block 0 at bytes [%lld, %lld) of "
+                       "bank %lld crosses the end of the bank at %lld", name, (long long)tl->loc->addr,
+                       (long long)sat_add(tl->loc->addr, tl->bpb), (long long)tl->loc->bank, (long long)B);
+    int64_t end = at + tl->raw < c->total ? at + tl->raw : c->total;
+    for (int64_t m = at / B + 1; m * B < end; m++) {
+        int64_t d = m * B - at, k = d / tl->bpb, s = at + k * tl->bpb;
+        if (d % tl->bpb)
+            return sba_err(c->err, SBA_ERR_MODEL, "pre-placed PSUM location \"%s\": block %lld at bytes [%lld, %lld) "
+                           "of bank %lld crosses the end of the bank at %lld", name, (long long)k,
+                           (long long)(s % B), (long long)(s % B + tl->bpb), (long long)(s / B), (long long)B);
+    }
+    if (at + tl->raw > c->total) {
+        int64_t d = c->total - at, k = d / tl->bpb, s = at + k * tl->bpb;
+        if (d % tl->bpb)
+            return sba_err(c->err, SBA_ERR_MODEL, "pre-placed PSUM location \"%s\": block %lld at bytes [%lld, %lld) "
+                           "of bank %lld crosses the end of the bank at %lld", name, (long long)k,
+                           (long long)(s % B), (long long)(s % B + tl->bpb), (long long)(s / B), (long long)B);
+        return sba_err(c->err, SBA_ERR_MODEL, "pre-placed PSUM location \"%s\": block %lld falls in bank %lld, "
+                       "outside [0, %u)", name, (long long)k, (long long)(s / B), c->t->psum_banks);
+    }
+    return SBA_OK;
+}
+
 static sba_status fixed_tile(pctx *c, ptile *tl)
 {
     const bir_location *loc = tl->loc;
@@ -108,9 +171,13 @@ static sba_status fixed_tile(pctx *c, ptile *tl)
     if (loc->addr % c->t->psum_align != 0)
         return sba_err(c->err, SBA_ERR_MODEL, "pre-placed PSUM location \"%s\" at byte %lld is not a multiple "
                        "of the PSUM alignment %u", loc->name, (long long)loc->addr, c->t->psum_align);
-    if (loc->addr + tl->raw > (int64_t)c->t->psum_bank_bytes)
+    if (tl->nblk == 1 && sat_add(loc->addr, tl->raw) > c->bank_bytes)
         return sba_err(c->err, SBA_ERR_MODEL, "pre-placed PSUM location \"%s\" ends at byte %lld, beyond its "
-                       "bank of %u bytes", loc->name, (long long)(loc->addr + tl->raw), c->t->psum_bank_bytes);
+                       "bank of %u bytes", loc->name, (long long)sat_add(loc->addr, tl->raw), c->t->psum_bank_bytes);
+    if (tl->nblk > 1) {
+        sba_status st = fixed_blocks(c, tl, loc->bank * c->bank_bytes + loc->addr);
+        if (st != SBA_OK) return st;
+    }
     int32_t base = loc->base;
     if (base == BIR_NO_BASE)
         for (int32_t i = 3; i >= 0; i--)
@@ -126,6 +193,37 @@ static sba_status fixed_tile(pctx *c, ptile *tl)
     return SBA_OK;
 }
 
+static int64_t sweep(const pctx *c, const ptile *tl, int64_t lo, int64_t hi, bool whole, const int64_t (*iv)[2],
+                     uint32_t ni, const bool *busy);
+
+/* A tile's own size limits: a block inside one bank, the blocks laid end to
+ * end somewhere in PSUM with no block cut by a bank boundary. */
+static sba_status tile_size(pctx *c, const ptile *tl)
+{
+    const bir_set *set = tl->loc->set;
+    const char *sn = set->name, *ln = tl->loc->name;
+    if (tl->nblk == 1 && tl->bytes > c->bank_bytes)
+        return sba_err(c->err, SBA_ERR_ALLOC, "PSUM tensor \"%s\" (location \"%s\") needs %lld bytes per "
+                       "partition; a tile never crosses a bank boundary and a PSUM bank holds %u",
+                       sn, ln, (long long)tl->bytes, c->t->psum_bank_bytes);
+    if (tl->nblk == 1 || tl->bytes <= c->bank_bytes) return SBA_OK;
+    if (tl->bpb > c->bank_bytes)
+        return sba_err(c->err, SBA_ERR_ALLOC, "PSUM tensor \"%s\" (location \"%s\") needs %lld bytes per "
+                       "partition in each of its %lld blocks; each block is a tile, a tile never crosses a bank "
+                       "boundary and a PSUM bank holds %u", sn, ln, (long long)tl->bpb, (long long)tl->nblk,
+                       c->t->psum_bank_bytes);
+    if (tl->bytes > c->total)
+        return sba_err(c->err, SBA_ERR_ALLOC, "PSUM tensor \"%s\" (location \"%s\") needs %lld bytes per "
+                       "partition in its %lld blocks, more than the %u banks of %u bytes hold", sn, ln,
+                       (long long)tl->bytes, (long long)tl->nblk, c->t->psum_banks, c->t->psum_bank_bytes);
+    if (tl->loc->addr == BIR_NO_ADDR && sweep(c, tl, 0, c->total, false, NULL, 0, NULL) < 0)
+        return sba_err(c->err, SBA_ERR_ALLOC, "PSUM tensor \"%s\" (location \"%s\"): its %lld blocks of %lld "
+                       "bytes per partition lie one after another, and from no address do they all stay clear "
+                       "of the boundaries of the %u-byte banks; a tile never crosses a bank boundary", sn, ln,
+                       (long long)tl->nblk, (long long)tl->bpb, c->t->psum_bank_bytes);
+    return SBA_OK;
+}
+
 static sba_status collect(pctx *c)
 {
     bir_function *fn = c->fn;
@@ -134,8 +232,9 @@ static sba_status collect(pctx *c)
         for (uint32_t l = 0; l < fn->sets[s]->nlocs; l++) n += fn->sets[s]->locs[l]->type == BIR_MEM_PSUM;
     c->tiles = sba_arena_array(&c->ar, (size_t)n + 1, sizeof *c->tiles);
     c->gaps = sba_arena_array(&c->ar, (size_t)n + 1, sizeof *c->gaps);
+    c->busy = sba_arena_array(&c->ar, (size_t)c->t->psum_banks + 1, sizeof *c->busy);
     bir_live_scratch ls;
-    if (!c->tiles || !c->gaps || !bir_live_scratch_init(&ls, &c->lin, &c->ar))
+    if (!c->tiles || !c->gaps || !c->busy || !bir_live_scratch_init(&ls, &c->lin, &c->ar))
         return sba_err(c->err, SBA_ERR_NOMEM, "out of memory");
     for (uint32_t s = 0; s < fn->nsets; s++) {
         bir_set *set = fn->sets[s];
@@ -145,14 +244,13 @@ static sba_status collect(pctx *c)
             ptile *tl = &c->tiles[c->n];
             *tl = (ptile){.loc = loc, .order = c->n, .base = BIR_NO_BASE};
             tl->parts = bir_set_partitions(set);
-            tl->raw = bir_set_nblocks(set) * bir_set_bytes_per_block(set);
-            tl->bytes = align_up(tl->raw, c->t->psum_align);
-            if (tl->bytes > (int64_t)c->t->psum_bank_bytes)
-                return sba_err(c->err, SBA_ERR_ALLOC, "PSUM tensor \"%s\" (location \"%s\") needs %lld bytes per "
-                               "partition; a tile never crosses a bank boundary and a PSUM bank holds %u",
-                               set->name, loc->name, (long long)tl->bytes, c->t->psum_bank_bytes);
-            sba_status st = base_mask(c, loc, tl->parts, &tl->mask);
+            tl->nblk = bir_set_nblocks(set);
+            tl->bpb = bir_set_bytes_per_block(set);
+            tl->raw = tl->nblk * tl->bpb;
+            tl->bytes = tl->raw > INT64_MAX / 2 ? tl->raw : align_up(tl->raw, c->t->psum_align);
+            sba_status st = tile_size(c, tl);
             if (st != SBA_OK) return st;
+            if ((st = base_mask(c, loc, tl->parts, &tl->mask)) != SBA_OK) return st;
             if (!tl->mask)
                 return sba_err(c->err, SBA_ERR_MODEL, "%s: no base partition satisfies the start-partition rule "
                                "for every access of this %lld-partition PSUM tensor", loc->name,
@@ -183,52 +281,96 @@ static int cmp_gap(const void *x, const void *y)
     return a[0] < b[0] ? -1 : a[0] > b[0];
 }
 
-/* The lowest aligned address in `bank` at `base` where tl fits; -1 if none. */
-static int64_t lowest_gap(pctx *c, const ptile *tl, int64_t bank, int32_t base)
+/* The linear byte ranges that placed tiles overlapping tl in time and in
+ * partitions (tl at `base`) hold, sorted and merged into c->gaps; their count. */
+static uint32_t obstacles(pctx *c, const ptile *tl, int32_t base)
 {
     uint32_t ng = 0;
     for (uint32_t j = 0; j < c->n; j++) {
         const ptile *o = &c->tiles[j];
-        if (!o->placed || o == tl || o->bank != bank || !overlap_time(o, tl)) continue;
+        if (!o->placed || o == tl || !overlap_time(o, tl)) continue;
         if (o->base >= base + tl->parts || base >= o->base + o->parts) continue;
-        c->gaps[ng][0] = o->addr;
-        c->gaps[ng][1] = o->addr + o->bytes;
+        c->gaps[ng][0] = linear(c, o);
+        c->gaps[ng][1] = linear(c, o) + o->bytes;
         ng++;
     }
     qsort(c->gaps, ng, sizeof *c->gaps, cmp_gap);
-    int64_t at = 0;
+    uint32_t w = 0;
     for (uint32_t g = 0; g < ng; g++) {
-        if (c->gaps[g][0] >= at + tl->bytes) break;
-        if (c->gaps[g][1] > at) at = align_up(c->gaps[g][1], c->t->psum_align);
+        if (w && c->gaps[g][0] <= c->gaps[w - 1][1]) {
+            if (c->gaps[g][1] > c->gaps[w - 1][1]) c->gaps[w - 1][1] = c->gaps[g][1];
+        } else {
+            c->gaps[w][0] = c->gaps[g][0];
+            c->gaps[w++][1] = c->gaps[g][1];
+        }
     }
-    return at + tl->bytes <= (int64_t)c->t->psum_bank_bytes ? at : -1;
+    return w;
 }
 
-/* An accumulation group in flight has its bank to itself: the bank is busy
- * for tl when a tile live at the same time is there and either is a group. */
-static bool accum_busy(const pctx *c, const ptile *tl, int64_t bank)
+/* The lowest aligned linear address in [lo, hi) from which tl fits: inside
+ * PSUM, with no block cut by a bank boundary (whole: no boundary inside the
+ * tile at all), clear of the sorted disjoint ranges iv[0..ni), and touching
+ * no bank marked in busy (may be NULL); -1 if none. */
+static int64_t sweep(const pctx *c, const ptile *tl, int64_t lo, int64_t hi, bool whole, const int64_t (*iv)[2],
+                     uint32_t ni, const bool *busy)
 {
+    const int64_t B = c->bank_bytes, align = c->t->psum_align;
+    const int64_t span = whole ? tl->bytes : tl->bpb, len = whole ? tl->bytes : tl->raw;
+    uint32_t p = 0;
+    for (int64_t at = align_up(lo, align); at < hi;) {
+        if (at + tl->bytes > c->total) return -1;
+        /* a boundary inside a block: shift the tile until the boundary falls
+         * between two blocks (whole: past the boundary) */
+        int64_t shift = 0;
+        for (int64_t m = at / B + 1; m * B < at + len && !shift; m++) shift = (m * B - at) % span;
+        if (shift) {
+            at = align_up(at + shift, align);
+            continue;
+        }
+        while (p < ni && iv[p][1] <= at) p++;
+        if (p < ni && iv[p][0] < at + tl->bytes) {
+            at = align_up(iv[p][1], align);
+            continue;
+        }
+        int64_t j = at / B, last = (at + tl->bytes - 1) / B;
+        while (busy && j <= last && !busy[j]) j++;
+        if (busy && j <= last) {
+            at = align_up((j + 1) * B, align);
+            continue;
+        }
+        return at;
+    }
+    return -1;
+}
+
+/* An accumulation group in flight has its banks to itself: bank j is busy
+ * for tl when a tile live at the same time touches it and either is a group. */
+static void mark_busy(pctx *c, const ptile *tl)
+{
+    memset(c->busy, 0, c->t->psum_banks * sizeof *c->busy);
     for (uint32_t j = 0; j < c->n; j++) {
         const ptile *o = &c->tiles[j];
-        if (o->placed && o != tl && o->bank == bank && (o->accum || tl->accum) && overlap_time(o, tl)) return true;
+        if (!o->placed || o == tl || !(o->accum || tl->accum) || !overlap_time(o, tl)) continue;
+        for (int64_t b = o->bank; b <= last_bank(c, o) && b < (int64_t)c->t->psum_banks; b++) c->busy[b] = true;
     }
-    return false;
 }
 
-static bool try_bank(pctx *c, ptile *tl, int64_t bank)
+/* Places tl at the lowest address in [lo, hi) over its allowed bases (then
+ * the lowest base). */
+static bool try_range(pctx *c, ptile *tl, int64_t lo, int64_t hi, bool whole)
 {
-    if (accum_busy(c, tl, bank)) return false;
     int64_t best = -1;
     int32_t best_base = 0;
     for (int32_t i = 0; i < 4; i++) {
         if (!(tl->mask >> i & 1u)) continue;
-        int64_t a = lowest_gap(c, tl, bank, 32 * i);
+        uint32_t ni = obstacles(c, tl, 32 * i);
+        int64_t a = sweep(c, tl, lo, hi, whole, (const int64_t(*)[2])c->gaps, ni, c->busy);
         if (a >= 0 && (best < 0 || a < best)) best = a, best_base = 32 * i;
     }
     if (best < 0) return false;
     tl->placed = true;
-    tl->bank = bank;
-    tl->addr = best;
+    tl->bank = best / c->bank_bytes;
+    tl->addr = best % c->bank_bytes;
     tl->base = best_base;
     return true;
 }
@@ -296,14 +438,21 @@ static sba_status place(pctx *c)
     ptile **order = sba_arena_array(&c->ar, (size_t)c->n + 1, sizeof *order);
     if (!order) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory");
     uint32_t no = 0;
+    const int64_t B = c->bank_bytes;
     for (uint32_t i = 0; i < c->n; i++)
         if (!c->tiles[i].fixed) order[no++] = &c->tiles[i];
     qsort(order, no, sizeof *order, cmp_tile);
     for (uint32_t k = 0; k < no; k++) {
         ptile *tl = order[k];
+        mark_busy(c, tl);
         int64_t hb = hint_bank(c, tl);
-        bool ok = hb >= 0 && try_bank(c, tl, hb);
-        for (int64_t b = 0; !ok && b < (int64_t)c->t->psum_banks; b++) ok = b != hb && try_bank(c, tl, b);
+        /* wholly inside one bank, the hint's first */
+        bool ok = hb >= 0 && try_range(c, tl, hb * B, (hb + 1) * B, true);
+        for (int64_t b = 0; !ok && b < (int64_t)c->t->psum_banks; b++)
+            ok = b != hb && try_range(c, tl, b * B, (b + 1) * B, true);
+        /* else its blocks across banks, block 0 in the hint's bank first */
+        if (!ok && tl->nblk > 1)
+            ok = (hb >= 0 && try_range(c, tl, hb * B, (hb + 1) * B, false)) || try_range(c, tl, 0, c->total, false);
         if (!ok) return oversubscribed(c, tl);
         if (hb >= 0 && tl->bank != hb)
             plog(c, "psum %s: pack hint %d does not fit bank %lld", tl->loc->name, tl->loc->pack_id_hint,
@@ -319,10 +468,15 @@ static void commit(pctx *c, sba_function_report *rep)
     for (uint32_t i = 0; i < c->n; i++) {
         ptile *tl = &c->tiles[i];
         bir_location *loc = tl->loc;
-        if (used && !used[tl->bank]) used[tl->bank] = true, banks++;
+        int64_t last = last_bank(c, tl);
+        for (int64_t b = tl->bank; used && b <= last && b < (int64_t)c->t->psum_banks; b++)
+            if (!used[b]) used[b] = true, banks++;
         groups += tl->accum;
-        plog(c, "psum %s: bank %lld, addr %lld, base %d, %lld bytes, live [%u, %u]%s%s", loc->name,
-             (long long)tl->bank, (long long)tl->addr, tl->base, (long long)tl->bytes, tl->start, tl->end,
+        char across[64] = "";
+        if (last > tl->bank) snprintf(across, sizeof across, ", blocks across banks %lld-%lld", (long long)tl->bank,
+                                      (long long)last);
+        plog(c, "psum %s: bank %lld, addr %lld, base %d, %lld bytes, live [%u, %u]%s%s%s", loc->name,
+             (long long)tl->bank, (long long)tl->addr, tl->base, (long long)tl->bytes, tl->start, tl->end, across,
              tl->accum ? ", accumulation group" : "", tl->fixed ? ", pre-placed" : "");
         if (tl->fixed && loc->base != BIR_NO_BASE) continue;
         loc->bank = tl->bank;
@@ -330,7 +484,7 @@ static void commit(pctx *c, sba_function_report *rep)
         loc->addr = tl->addr;
         loc->base = tl->base;
         if (tl->fixed) continue;
-        loc->live_n = bir_set_nblocks(loc->set);
+        loc->live_n = tl->nblk;
         loc->dims[0] = tl->parts;
         loc->dims[1] = tl->raw;
         loc->has_dims = true;
@@ -347,7 +501,8 @@ static void commit(pctx *c, sba_function_report *rep)
 sba_status psum_allocate(bir_function *fn, const sba_target *t, const sba_alloc_options *o,
                          sba_function_report *rep, sba_error *err)
 {
-    pctx c = {.fn = fn, .t = t, .o = o, .err = err};
+    pctx c = {.fn = fn, .t = t, .o = o, .err = err, .bank_bytes = t->psum_bank_bytes,
+              .total = (int64_t)t->psum_banks * t->psum_bank_bytes};
     sba_arena_init(&c.ar, fn->module->arena->a);
     sba_status st = bir_linearize(fn, &c.ar, &c.lin, err);
     if (st == SBA_OK) st = collect(&c);

@@ -8,7 +8,8 @@
  *    its P partitions, base + P within the target, addr aligned, and
  *    addr + live_n × bytesPerBlock within the SBUF; every operand's own
  *    start-partition constraint (bir_footprint.base_mask) holds at that base.
- *    PSUM tiles: bank, alignment, inside the bank. DRAM scratch: a valid
+ *    PSUM tiles: bank, alignment, every block inside one bank (the blocks
+ *    may run over consecutive banks) and inside PSUM. DRAM scratch: a valid
  *    range, must-alias peers at one address (the DRAM page is an allocator
  *    option, so alignment is not checked).
  * 2. Simulation: the body runs point by point, every loop iteration by
@@ -454,8 +455,10 @@ static sba_status check_location(verifier *v, uint32_t li, const bir_inst *by)
 }
 
 /* The placement rules of one PSUM location with bank and addr: the bank
- * exists, addr is aligned, the tile lies inside its bank, and its base obeys
- * the start-partition rule. */
+ * exists, addr is aligned, every block lies inside one bank and inside PSUM,
+ * and its base obeys the start-partition rule. Block k (k < live_n) starts
+ * at bank × bank bytes + addr + k × bytesPerBlock of the partition's PSUM:
+ * the blocks may run over consecutive banks, but no boundary may cut one. */
 static sba_status check_psum_location(verifier *v, uint32_t li)
 {
     vloc_info *l = &v->locs[li];
@@ -463,9 +466,10 @@ static sba_status check_psum_location(verifier *v, uint32_t li)
     const bir_location *loc = l->loc;
     const vset_info *s = &v->sets[l->set];
     const sba_target *t = v->t;
-    char path[256], allowed[64];
+    char path[256], allowed[64], which[48] = "";
     loc_path(v, l, path, sizeof path);
     const char *ln = loc->name, *sn = s->set->name;
+    const int64_t B = t->psum_bank_bytes;
     int64_t n = loc->live_n ? loc->live_n : s->nblocks, b = loc->base == BIR_NO_BASE ? 0 : loc->base, bytes, end;
     if (loc->bank < 0 || loc->bank >= (int64_t)t->psum_banks)
         return sba_err_path(v->err, SBA_ERR_MODEL, path,
@@ -481,12 +485,33 @@ static sba_status check_psum_location(verifier *v, uint32_t li)
                             "verify: PSUM location \"%s\" of tensor \"%s\": addr %lld is not a multiple of the "
                             "PSUM alignment %u",
                             ln, sn, (long long)loc->addr, t->psum_align);
-    if (__builtin_mul_overflow(n, s->bpb, &bytes) || __builtin_add_overflow(loc->addr, bytes, &end)) end = INT64_MAX;
-    if (loc->addr < 0 || end > (int64_t)t->psum_bank_bytes)
+    if (s->nblocks > 1) snprintf(which, sizeof which, " (block 0)");
+    if (__builtin_mul_overflow(n, s->bpb, &bytes)) bytes = INT64_MAX;
+    if (__builtin_add_overflow(loc->addr, s->bpb, &end)) end = INT64_MAX;
+    if (loc->addr < 0 || end > B)
         return sba_err_path(v->err, SBA_ERR_MODEL, path,
-                            "verify: PSUM location \"%s\" of tensor \"%s\": bytes [%lld, %lld) of bank %lld cross "
-                            "the bank boundary at %u",
-                            ln, sn, (long long)loc->addr, (long long)end, (long long)loc->bank, t->psum_bank_bytes);
+                            "verify: PSUM location \"%s\" of tensor \"%s\": bytes [%lld, %lld) of bank %lld%s cross "
+                            "the bank boundary at %lld",
+                            ln, sn, (long long)loc->addr, (long long)end, (long long)loc->bank, which, (long long)B);
+    /* blocks 1 .. n-1: every bank boundary before the end of the last block,
+     * the end of PSUM included, must fall between two blocks, and no block
+     * may start past the end of PSUM */
+    int64_t at = loc->bank * B + loc->addr, stop;
+    if (__builtin_add_overflow(at, bytes, &stop)) stop = INT64_MAX;
+    for (int64_t m = loc->bank + 1; m <= (int64_t)t->psum_banks && m * B < stop; m++) {
+        int64_t d = m * B - at, k = d / s->bpb, x = at + k * s->bpb;
+        if (d % s->bpb != 0)
+            return sba_err_path(v->err, SBA_ERR_MODEL, path,
+                                "verify: PSUM location \"%s\" of tensor \"%s\": bytes [%lld, %lld) of bank %lld "
+                                "(block %lld) cross the bank boundary at %lld",
+                                ln, sn, (long long)(x % B), (long long)(x % B + s->bpb), (long long)(x / B),
+                                (long long)k, (long long)B);
+        if (m == (int64_t)t->psum_banks)
+            return sba_err_path(v->err, SBA_ERR_MODEL, path,
+                                "verify: PSUM location \"%s\" of tensor \"%s\": bank %lld (block %lld) is outside "
+                                "[0, %u)",
+                                ln, sn, (long long)m, (long long)k, t->psum_banks);
+    }
     uint32_t mask = bir_start_partition_mask(s->parts);
     if (b < 0 || b % 32 != 0 || b / 32 >= 4 || !(mask >> (b / 32) & 1u) || b + s->parts > (int64_t)t->partitions) {
         mask_text(mask, allowed, sizeof allowed);
@@ -496,7 +521,7 @@ static sba_status check_psum_location(verifier *v, uint32_t li)
                             ln, sn, (long long)b, (long long)s->parts, allowed);
     }
     l->base = b;
-    l->addr = loc->bank * (int64_t)t->psum_bank_bytes + loc->addr;
+    l->addr = at;
     l->n = n;
     l->checked = true;
     v->rep->psum_locations++;
