@@ -2,9 +2,10 @@
  * verifier: bank boundaries, accumulation groups across a K loop, pack hints,
  * over-subscription, spill homes and internal tensors in the DRAM scratch,
  * must-alias sharing, Local vs Shared regions, the verifier on DRAM scratch
- * placements (overlaps, must-alias peers as one storage, spill homes), PSUM
- * tensors of several blocks across banks, and every example allocated in all
- * three memories and verified. Modules are built as JSON text. */
+ * placements (overlaps, must-alias peers as one storage, spill homes, the
+ * DRAM page), PSUM tensors of several blocks across banks, and every example
+ * allocated in all three memories and verified. Modules are built as JSON
+ * text. */
 #include <criterion/criterion.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -57,7 +58,8 @@ typedef struct run {
     sba_alloc_report rep;
 } run;
 
-/* Allocates m; when it succeeds, proves it with the verifier. */
+/* Allocates m with DRAM page `page` (0: the default); when it succeeds,
+ * proves it with the verifier on the same page. */
 static run alloc(bir_module *m, int64_t page)
 {
     run r;
@@ -66,7 +68,8 @@ static run alloc(bir_module *m, int64_t page)
     r.st = sba_allocate_module(m, &o, &r.rep, &r.err);
     if (r.st == SBA_OK) {
         sba_error verr;
-        sba_status vs = sba_verify_module(m, NULL, &verr);
+        sba_verify_options vo = {.dram_page = page};
+        sba_status vs = sba_verify_module_opts(m, &vo, NULL, &verr);
         cr_assert_eq(vs, SBA_OK, "verify: %s: %s", verr.path, verr.message);
     }
     return r;
@@ -560,6 +563,32 @@ Test(dram, first_fit_by_size_and_the_page)
     bir_module_free(m);
 }
 
+Test(dram, a_preplaced_address_off_the_page_is_refused)
+{
+    static buf b;
+    int f[] = {64};
+    const char *sched[] = {"s0", "l0"};
+    dram_kernel(&b, 1, f, NULL, NULL, sched, 2);
+    static char text[65536];
+    const char *at = strstr(b.s, "\"name\": \"d0\", \"type\": \"DRAM\"");
+    cr_assert_not_null(at);
+    size_t head = (size_t)(at - b.s) + strlen("\"name\": \"d0\", \"type\": \"DRAM\"");
+    snprintf(text, sizeof text, "%.*s, \"addr\": 1536%s", (int)head, b.s, b.s + head);
+    bir_module *m = load(text);
+    run r = alloc(m, 1024);
+    cr_assert_eq(r.st, SBA_ERR_MODEL);
+    cr_assert_str_eq(r.err.message, "pre-placed DRAM location \"d0\" at byte 1536 is not a multiple of the DRAM page "
+                                    "1024");
+    sba_alloc_report_free(&r.rep);
+    bir_module_free(m);
+    m = load(text);
+    r = alloc(m, 512); /* verified on 512 inside */
+    cr_assert_eq(r.st, SBA_OK, "%s", r.err.message);
+    cr_assert_eq(find_loc(m, "d0_set", "d0")->addr, 1536);
+    sba_alloc_report_free(&r.rep);
+    bir_module_free(m);
+}
+
 Test(dram, must_alias_locations_share_one_address)
 {
     /* d1 must-aliases d0 (an in-place update); d2 is live with both. The
@@ -660,13 +689,17 @@ Test(dram, spill_homes_are_packed_in_dram)
 
 /* ---- the verifier on PSUM placements, and the examples ------------------------- */
 
-static sba_error verify_fails(bir_module *m, sba_status code)
+/* Verifies m with DRAM page `page` (0: the default), expecting `code`. */
+static sba_error verify_fails_page(bir_module *m, int64_t page, sba_status code)
 {
     sba_error err;
-    sba_status s = sba_verify_module(m, NULL, &err);
+    sba_verify_options vo = {.dram_page = page};
+    sba_status s = sba_verify_module_opts(m, &vo, NULL, &err);
     cr_assert_eq(s, code, "expected %s, got %s: %s", sba_status_name(code), sba_status_name(s), err.message);
     return err;
 }
+
+static sba_error verify_fails(bir_module *m, sba_status code) { return verify_fails_page(m, 0, code); }
 
 Test(verify_psum, tile_across_a_bank_boundary_is_rejected)
 {
@@ -789,10 +822,11 @@ Test(verify_dram, live_internal_tensors_at_overlapping_addresses_are_rejected)
     cr_assert_str_eq(err.message, "verify: instruction \"step2\" reads tensor \"d0_set\" (DRAM location \"d0\") at "
                                   "partition 64, Local scratch bytes [16384, 16640), but tensor \"d1_set\" written "
                                   "there by instruction \"step1\" overwrote it");
-    /* one byte of overlap is enough: d1's last row ends on d0's first byte */
+    /* one byte of overlap is enough: d1's last row ends on d0's first byte
+     * (a page of one byte lets d0 start at any byte) */
     d0->addr = 32768 - 1;
     d1->addr = 0;
-    err = verify_fails(m, SBA_ERR_PROGRAM);
+    err = verify_fails_page(m, 1, SBA_ERR_PROGRAM);
     cr_assert(strstr(err.message, "bytes [32767, 32768), but tensor \"d1_set\"") != NULL, "%s", err.message);
     /* disjoint: accepted, wherever they are */
     d0->addr = 0;
@@ -838,6 +872,40 @@ Test(verify_dram, a_range_outside_the_scratch_is_rejected)
     cr_assert_str_eq(err.path, "functions[0].allocations[2].memorylocations[0]");
     cr_assert_str_eq(err.message, "verify: DRAM location \"d0\" of tensor \"d0_set\": addr -512 (1 blocks x 128 "
                                   "partitions x 256 bytes) is not a valid range of the Local scratch");
+    sba_alloc_report_free(&r.rep);
+    bir_module_free(m);
+}
+
+Test(verify_dram, addresses_off_the_dram_page_are_rejected)
+{
+    /* d1 (33,280 bytes) at 0, d0 after it at 33,792: whole pages of 1 KiB */
+    static buf b;
+    int f[] = {64, 65};
+    const char *sched[] = {"s0", "s1", "l0", "l1"};
+    bir_module *m = load(dram_kernel(&b, 2, f, NULL, NULL, sched, 4));
+    run r = alloc(m, 1024); /* verified on 1024 inside */
+    cr_assert_eq(r.st, SBA_OK, "%s", r.err.message);
+    bir_location *d0 = find_loc(m, "d0_set", "d0");
+    cr_assert_eq(d0->addr, 33792);
+    cr_assert_eq(find_loc(m, "d1_set", "d1")->addr, 0);
+    sba_verify_options vo = {.dram_page = 1024};
+    sba_error err;
+    cr_assert_eq(sba_verify_module_opts(m, &vo, NULL, &err), SBA_OK, "%s", err.message);
+    /* half a page further: still clear of d1, on the default page of 512,
+     * off the page of 1024 */
+    d0->addr = 33792 + 512;
+    verify_ok(m);
+    err = verify_fails_page(m, 1024, SBA_ERR_MODEL);
+    cr_assert_str_eq(err.path, "functions[0].allocations[2].memorylocations[0]");
+    cr_assert_str_eq(err.message, "verify: DRAM location \"d0\" of tensor \"d0_set\": addr 34304 is not a multiple of "
+                                  "the DRAM page 1024");
+    /* off the default page too */
+    d0->addr = 33792 + 256;
+    err = verify_fails(m, SBA_ERR_MODEL);
+    cr_assert_str_eq(err.message, "verify: DRAM location \"d0\" of tensor \"d0_set\": addr 34048 is not a multiple of "
+                                  "the DRAM page 512");
+    /* a negative page is a usage error */
+    verify_fails_page(m, -512, SBA_ERR_USAGE);
     sba_alloc_report_free(&r.rep);
     bir_module_free(m);
 }
@@ -916,9 +984,10 @@ Test(verify_dram, partial_rows_compose_and_overlap_by_row)
     bir_module *m = load(half_rows_kernel(&b, 32768));
     cr_assert_eq(verify_ok(m).dram_locations, 2);
     bir_module_free(m);
-    /* u from byte 128 on: its first row is t's partition 0, second half */
+    /* u from byte 128 on (with a page of 128 bytes): its first row is t's
+     * partition 0, second half */
     m = load(half_rows_kernel(&b, 128));
-    sba_error err = verify_fails(m, SBA_ERR_PROGRAM);
+    sba_error err = verify_fails_page(m, 128, SBA_ERR_PROGRAM);
     cr_assert_str_eq(err.message, "verify: instruction \"lt\" reads tensor \"t\" (DRAM location \"t\") at partition 0, "
                                   "Local scratch bytes [128, 256), but tensor \"u\" written there by instruction "
                                   "\"su\" overwrote it");

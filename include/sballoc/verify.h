@@ -7,7 +7,8 @@
  * It shares no data structure with the allocator; see docs/verify.md.
  *
  * Errors: SBA_ERR_MODEL for a placement rule (unplaced, start partition,
- * partitions, alignment, capacity, live_n, a DRAM scratch range, must-alias
+ * partitions, alignment, capacity, live_n, a PSUM block across a bank
+ * boundary, a DRAM scratch range or address off the DRAM page, must-alias
  * DRAM locations apart), SBA_ERR_PROGRAM for a data-flow violation (a read
  * finding another tensor's value or a stale one),
  * SBA_ERR_LIMIT when the simulation would exceed its step budget,
@@ -18,6 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "sballoc/alloc.h" /* SBA_DEFAULT_DRAM_PAGE */
 #include "sballoc/bir.h"
 
 #ifdef __cplusplus
@@ -31,6 +33,9 @@ extern "C" {
 typedef struct sba_verify_options {
     uint64_t max_steps;  /* 0: SBA_VERIFY_MAX_STEPS */
     bool no_sampling;    /* fail with SBA_ERR_LIMIT rather than sample long loops */
+    int64_t dram_page;   /* the page DRAM scratch addresses must be multiples of, as
+                            sba_alloc_options.dram_page; 0: SBA_DEFAULT_DRAM_PAGE (512);
+                            negative: SBA_ERR_USAGE */
 } sba_verify_options;
 
 /* Counts, summed over the functions verified. */

@@ -17,7 +17,7 @@
  * member's and its live range the union of theirs. A group with a member
  * outside the scratch (an input, say: an in-place update) lives in that
  * member's buffer and is not placed. A pre-placed member (addr given) fixes
- * the group's address.
+ * the group's address, which must be a multiple of the page.
  *
  * Time: the live range of the SBUF allocator (bir/live.c): first access to
  * last access, extended across loops.
@@ -169,6 +169,9 @@ static sba_status make_items(dctx *c)
                          outside->name);
             continue;
         }
+        if (fixed && fixed->addr % c->page != 0)
+            return sba_err(c->err, SBA_ERR_MODEL, "pre-placed DRAM location \"%s\" at byte %lld is not a multiple "
+                           "of the DRAM page %lld", fixed->name, (long long)fixed->addr, (long long)c->page);
         ditem *it = &c->items[c->nitems];
         *it = (ditem){.nmembers = nm, .as = members[0]->set->addr_space, .order = c->nitems};
         it->members = sba_arena_array(&c->ar, nm, sizeof *it->members);

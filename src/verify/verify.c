@@ -10,8 +10,8 @@
  *    start-partition constraint (bir_footprint.base_mask) holds at that base.
  *    PSUM tiles: bank, alignment, every block inside one bank (the blocks
  *    may run over consecutive banks) and inside PSUM. DRAM scratch: a valid
- *    range, must-alias peers at one address (the DRAM page is an allocator
- *    option, so alignment is not checked).
+ *    range, addr a multiple of the DRAM page (an option: the allocator's
+ *    page is not in the module), must-alias peers at one address.
  * 2. Simulation: the body runs point by point, every loop iteration by
  *    iteration (axis values set, so AXIS blocks resolve), while one ownership
  *    map per address space (space.h) records which value holds every byte of
@@ -170,6 +170,7 @@ typedef struct verifier {
     xgeo *geo;                       /* one per operand of the current instruction */
     int64_t *iter;                   /* Loop inst->index -> current iteration index */
     uint64_t steps, max_steps;
+    int64_t dram_page;               /* DRAM scratch addresses are multiples of it */
     bool sampled;
 } verifier;
 
@@ -537,10 +538,10 @@ static void dram_where(const vloc_info *l, char *buf, size_t size)
 }
 
 /* The placement rules of one DRAM scratch location: its bytes [addr, addr +
- * NBlocks × P × bytesPerBlock) are a valid range, and every must-alias peer
- * in the function is a scratch location at the same address of the same
- * address space (one storage). The DRAM page is an allocator option, not in
- * the module, so alignment is not checked. */
+ * NBlocks × P × bytesPerBlock) are a valid range, addr is a multiple of the
+ * DRAM page (sba_verify_options.dram_page: the allocator's option, not in
+ * the module), and every must-alias peer in the function is a scratch
+ * location at the same address of the same address space (one storage). */
 static sba_status check_dram_location(verifier *v, uint32_t li)
 {
     vloc_info *l = &v->locs[li];
@@ -560,6 +561,11 @@ static sba_status check_dram_location(verifier *v, uint32_t li)
                             "partitions x %lld bytes) is not a valid range of the %s scratch",
                             loc->name, s->set->name, (long long)loc->addr, (long long)s->nblocks,
                             (long long)s->parts, (long long)s->bpb, space_word(as));
+    if (loc->addr % v->dram_page != 0)
+        return sba_err_path(v->err, SBA_ERR_MODEL, path,
+                            "verify: DRAM location \"%s\" of tensor \"%s\": addr %lld is not a multiple of the "
+                            "DRAM page %lld",
+                            loc->name, s->set->name, (long long)loc->addr, (long long)v->dram_page);
     for (uint32_t k = 0; k < loc->nalias; k++) {
         const bir_location *peer = bir_alias_peer(loc->alias[k]);
         uint32_t pi;
@@ -1399,9 +1405,13 @@ sba_status sba_verify_function(const bir_function *fn, const sba_verify_options 
     if (rep->functions == 0) rep->exhaustive = true;
     if (!fn || !fn->module)
         return sba_err(err, SBA_ERR_USAGE, "verify: a function of a loaded module is required");
+    if (opts && opts->dram_page < 0)
+        return sba_err(err, SBA_ERR_USAGE, "verify: dram_page must be positive, or 0 for %d; got %lld",
+                       SBA_DEFAULT_DRAM_PAGE, (long long)opts->dram_page);
     sba_arena ar;
     sba_arena_init(&ar, fn->module->arena ? fn->module->arena->a : NULL);
-    verifier v = {.fn = fn, .t = &fn->module->target, .err = err, .rep = rep, .ar = &ar};
+    verifier v = {.fn = fn, .t = &fn->module->target, .err = err, .rep = rep, .ar = &ar,
+                  .dram_page = opts && opts->dram_page ? opts->dram_page : SBA_DEFAULT_DRAM_PAGE};
     vpool_init(&v.pool, &ar);
     vmap_init(&v.map, &ar);
     int64_t page = imax(SB_PAGE_BYTES, (v.t->sbuf_bytes + SB_MAX_PAGES - 1) / SB_MAX_PAGES);
