@@ -4,6 +4,8 @@
 #ifndef SBALLOC_CLI_H
 #define SBALLOC_CLI_H
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "sballoc/bir.h"
@@ -21,6 +23,9 @@ typedef struct cli_command {
  * returns the exit code the error deserves. */
 int cli_report(const char *file, const sba_error *err);
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Parses the value of --dram-page: a positive power of two, in bytes, at most
+ * 2^40. False when it is not one. */
+bool cli_parse_dram_page(const char *s, int64_t *out);
 /* Loads FILE ("-" = stdin); prints the error and returns NULL on failure. */
 bir_module *cli_load(const char *file, int *exit_code);
 

@@ -1,4 +1,4 @@
-/* sballoc analyze / sballoc alloc: the SBUF allocator from the command line. */
+/* sballoc analyze / sballoc alloc: the allocators from the command line (alloc --help). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,20 +135,47 @@ typedef struct alloc_args {
     const char *in, *out;
     const char *target;
     const char *svg;
-    bool log, report, report_json, no_verify;
+    bool log, report, report_json, no_verify, help;
     uint32_t dump, strategy;
+    int64_t dram_page;
 } alloc_args;
+
+static const char ALLOC_HELP[] =
+    "usage: sballoc alloc FILE [-o OUT] [--target trn1|trn2|trn3] [--strategy coloring|best-fit|greedy-size]\n"
+    "                     [--dram-page N] [--report[=json]] [--svg FILE] [--log] [--dump=LIST] [--no-verify]\n"
+    "\n"
+    "Allocates PSUM, SBUF (with spilling) and the DRAM scratch of every function of FILE,\n"
+    "proves the result with the verifier and writes it to OUT.\n"
+    "\n"
+    "  -o OUT           write the allocated module to OUT ('-': standard output)\n"
+    "  --target T       the target preset, instead of the module's own geometry\n"
+    "  --strategy S     coloring (default), best-fit or greedy-size\n"
+    "  --dram-page N    DRAM scratch page in bytes, a power of two (default 512): every\n"
+    "                   scratch address is a multiple of it and every size whole pages;\n"
+    "                   the verifier checks the addresses against it\n"
+    "  --report[=json]  print the allocator's figures (as text or as JSON)\n"
+    "  --svg FILE       draw the allocated SBUF as SVG\n"
+    "  --log            print the allocator's diagnostics\n"
+    "  --dump=LIST      dumps among nodes, live, igraph, pressure, spill\n"
+    "  --no-verify      skip the verifier\n";
 
 static int parse(const char *cmd, int argc, char **argv, alloc_args *a)
 {
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
-        if (!strcmp(s, "-o") || !strcmp(s, "--target") || !strcmp(s, "--strategy")) {
+        if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
+            a->help = true;
+            return EXIT_OK;
+        } else if (!strcmp(s, "-o") || !strcmp(s, "--target") || !strcmp(s, "--strategy") ||
+                   !strcmp(s, "--dram-page")) {
             if (i + 1 == argc) return cli_usage_error(cmd, "%s needs a value", s);
             const char *v = argv[++i];
             if (!strcmp(s, "-o")) a->out = v;
             else if (!strcmp(s, "--target")) a->target = v;
-            else if (!sba_strategy_parse(v, &a->strategy))
+            else if (!strcmp(s, "--dram-page")) {
+                if (!cli_parse_dram_page(v, &a->dram_page))
+                    return cli_usage_error(cmd, "--dram-page: expected a positive power of two, got \"%s\"", v);
+            } else if (!sba_strategy_parse(v, &a->strategy))
                 return cli_usage_error(cmd, "unknown strategy \"%s\" (expected coloring, best-fit or greedy-size)", v);
         } else if (!strcmp(s, "--log")) {
             a->log = true;
@@ -183,6 +210,11 @@ static int run(const char *cmd, int argc, char **argv, bool analyze)
     alloc_args a = {.out = NULL};
     int rc = parse(cmd, argc, argv, &a);
     if (rc != EXIT_OK) return rc;
+    if (a.help) {
+        if (analyze) printf("usage: sballoc analyze FILE [--target trn1|trn2|trn3] [--log] [--dump=LIST]\n");
+        else fputs(ALLOC_HELP, stdout);
+        return EXIT_OK;
+    }
     bir_module *m = cli_load(a.in, &rc);
     if (!m) return rc;
     FILE *logf = analyze || !a.out || strcmp(a.out, "-") ? stdout : stderr;
@@ -190,14 +222,16 @@ static int run(const char *cmd, int argc, char **argv, bool analyze)
                            .strategy = a.strategy,
                            .log = (a.log || a.dump) ? print_line : NULL,
                            .log_ud = logf,
-                           .dump = a.dump};
+                           .dump = a.dump,
+                           .dram_page = a.dram_page};
     sba_alloc_report r;
     sba_error err;
     sba_status st = analyze ? sba_analyze_module(m, &o, &r, &err) : sba_allocate_module(m, &o, &r, &err);
     if (st == SBA_OK && !analyze && !a.no_verify) {
         /* Every allocation is proved by the independent verifier before it is written. */
         sba_verify_report vr;
-        st = sba_verify_module(m, &vr, &err);
+        sba_verify_options vo = {.dram_page = a.dram_page}; /* the page the DRAM scratch was placed on */
+        st = sba_verify_module_opts(m, &vo, &vr, &err);
         if (st != SBA_OK && err.code != SBA_ERR_NOMEM && err.code != SBA_ERR_LIMIT) err.code = SBA_ERR_ALLOC;
         if (st == SBA_OK && a.report)
             fprintf(logf, "verified: %u functions, %llu reads checked%s\n", vr.functions,

@@ -1,8 +1,10 @@
-/* sballoc verify FILE: prove a placed module correct by simulation.
+/* sballoc verify FILE [--dram-page N]: prove a placed module correct by
+ * simulation.
  *
  * Loads and validates FILE (bad input: exit 2), then runs the independent
- * verifier (include/sballoc/verify.h). Prints one summary line and exits 0,
- * or prints the first failure and exits 1. */
+ * verifier (include/sballoc/verify.h), with DRAM scratch addresses checked
+ * against the page N (default 512: the allocator's default). Prints one
+ * summary line and exits 0, or prints the first failure and exits 1. */
 #include <stdio.h>
 #include <string.h>
 
@@ -10,10 +12,32 @@
 #include "sballoc/program.h"
 #include "sballoc/verify.h"
 
+#define VERIFY_USAGE "usage: sballoc verify FILE [--dram-page N]"
+
 int cmd_verify(int argc, char **argv)
 {
-    if (argc != 2) return cli_usage_error("verify", "expected one FILE (usage: sballoc verify FILE)");
-    const char *file = argv[1], *shown = strcmp(file, "-") == 0 ? "<stdin>" : file;
+    const char *file = NULL;
+    sba_verify_options vo = {.dram_page = 0};
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i];
+        if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
+            printf("%s\n", VERIFY_USAGE);
+            return EXIT_OK;
+        } else if (!strcmp(s, "--dram-page")) {
+            if (i + 1 == argc) return cli_usage_error("verify", "%s needs a value", s);
+            const char *v = argv[++i];
+            if (!cli_parse_dram_page(v, &vo.dram_page))
+                return cli_usage_error("verify", "--dram-page: expected a positive power of two, got \"%s\"", v);
+        } else if (s[0] == '-' && s[1]) {
+            return cli_usage_error("verify", "unknown option \"%s\" (%s)", s, VERIFY_USAGE);
+        } else if (!file) {
+            file = s;
+        } else {
+            return cli_usage_error("verify", "expected one FILE (%s)", VERIFY_USAGE);
+        }
+    }
+    if (!file) return cli_usage_error("verify", "expected one FILE (%s)", VERIFY_USAGE);
+    const char *shown = strcmp(file, "-") == 0 ? "<stdin>" : file;
     int rc = EXIT_OK;
     bir_module *m = cli_load(file, &rc);
     if (!m) return rc;
@@ -21,7 +45,7 @@ int cmd_verify(int argc, char **argv)
     sba_verify_report rep;
     if (bir_validate_module(m, &err) != SBA_OK) {
         rc = cli_report(shown, &err);
-    } else if (sba_verify_module(m, &rep, &err) != SBA_OK) {
+    } else if (sba_verify_module_opts(m, &vo, &rep, &err) != SBA_OK) {
         rc = cli_report(shown, &err);
         if (err.code == SBA_ERR_MODEL || err.code == SBA_ERR_PROGRAM) rc = EXIT_CHECK;
     } else {

@@ -1,6 +1,8 @@
 /* sballoc: the command-line driver. Each subcommand lives in its own cmd_*.c. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -10,8 +12,8 @@ static const cli_command commands[] = {
     {"fmt", "FILE [-o OUT]", "re-save a module in the canonical layout", cmd_fmt},
     {"show", "FILE", "print each function's program points and operand footprints", cmd_show},
     {"analyze", "FILE [--target T] [--log] [--dump=LIST]", "run the allocator's front half and report", cmd_analyze},
-    {"alloc", "FILE [-o OUT] [--target T] [--strategy S] [--report[=json]] [--svg FILE] [--log] [--dump=LIST] [--no-verify]", "allocate SBUF and write the result", cmd_alloc},
-    {"verify", "FILE", "prove the placements correct by simulating the program", cmd_verify},
+    {"alloc", "FILE [-o OUT] [--target T] [--strategy S] [--dram-page N] [--report[=json]] [--svg FILE] [--log] [--dump=LIST] [--no-verify]", "allocate PSUM, SBUF and DRAM scratch and write the result (alloc --help)", cmd_alloc},
+    {"verify", "FILE [--dram-page N]", "prove the placements correct by simulating the program", cmd_verify},
     {"gen", "[--seed N] [--tensors N] [-o OUT] ...", "generate a seeded realistic kernel (gen --help)", cmd_gen},
     {"draw", "FILE [-o OUT.svg]", "draw an allocated module's placements as SVG", cmd_draw},
     {"import-csv", "FILE.csv --capacity N [-o OUT]", "turn a MiniMalloc CSV problem into a module", cmd_import_csv},
@@ -50,6 +52,17 @@ int cli_report(const char *file, const sba_error *err)
     else
         fprintf(stderr, "sballoc: %s: error: %s\n", file, err->message);
     return err->code == SBA_ERR_ALLOC ? EXIT_CHECK : EXIT_BAD;
+}
+
+bool cli_parse_dram_page(const char *s, int64_t *out)
+{
+    if (*s < '1' || *s > '9') return false;
+    errno = 0;
+    char *end;
+    long long v = strtoll(s, &end, 10);
+    if (errno || *end || v > (1ll << 40) || (v & (v - 1))) return false;
+    *out = v;
+    return true;
 }
 
 bir_module *cli_load(const char *file, int *exit_code)
