@@ -1,4 +1,5 @@
 /* sballoc analyze / sballoc alloc: the allocators from the command line (alloc --help). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,11 +139,13 @@ typedef struct alloc_args {
     bool log, report, report_json, no_verify, help;
     uint32_t dump, strategy;
     int64_t dram_page;
+    uint64_t search_budget;
 } alloc_args;
 
 static const char ALLOC_HELP[] =
     "usage: sballoc alloc FILE [-o OUT] [--target trn1|trn2|trn3] [--strategy coloring|best-fit|greedy-size]\n"
-    "                     [--dram-page N] [--report[=json]] [--svg FILE] [--log] [--dump=LIST] [--no-verify]\n"
+    "                     [--dram-page N] [--search-budget N] [--report[=json]] [--svg FILE] [--log]\n"
+    "                     [--dump=LIST] [--no-verify]\n"
     "\n"
     "Allocates PSUM, SBUF (with spilling) and the DRAM scratch of every function of FILE,\n"
     "proves the result with the verifier and writes it to OUT.\n"
@@ -153,6 +156,10 @@ static const char ALLOC_HELP[] =
     "  --dram-page N    DRAM scratch page in bytes, a power of two (default 512): every\n"
     "                   scratch address is a multiple of it and every size whole pages;\n"
     "                   the verifier checks the addresses against it\n"
+    "  --search-budget N\n"
+    "                   work units of the exact packer per function (default 4000000000,\n"
+    "                   1 to 3 s of search per 10^9); it runs when colouring would spill\n"
+    "                   a function whose lower bound fits\n"
     "  --report[=json]  print the allocator's figures (as text or as JSON)\n"
     "  --svg FILE       draw the allocated SBUF as SVG\n"
     "  --log            print the allocator's diagnostics\n"
@@ -167,12 +174,19 @@ static int parse(const char *cmd, int argc, char **argv, alloc_args *a)
             a->help = true;
             return EXIT_OK;
         } else if (!strcmp(s, "-o") || !strcmp(s, "--target") || !strcmp(s, "--strategy") ||
-                   !strcmp(s, "--dram-page")) {
+                   !strcmp(s, "--dram-page") || !strcmp(s, "--search-budget")) {
             if (i + 1 == argc) return cli_usage_error(cmd, "%s needs a value", s);
             const char *v = argv[++i];
             if (!strcmp(s, "-o")) a->out = v;
             else if (!strcmp(s, "--target")) a->target = v;
-            else if (!strcmp(s, "--dram-page")) {
+            else if (!strcmp(s, "--search-budget")) {
+                char *end;
+                errno = 0;
+                unsigned long long n = strtoull(v, &end, 10);
+                if (!*v || *end || errno || n == 0 || v[0] == '-')
+                    return cli_usage_error(cmd, "--search-budget: expected a positive integer, got \"%s\"", v);
+                a->search_budget = n;
+            } else if (!strcmp(s, "--dram-page")) {
                 if (!cli_parse_dram_page(v, &a->dram_page))
                     return cli_usage_error(cmd, "--dram-page: expected a positive power of two, got \"%s\"", v);
             } else if (!sba_strategy_parse(v, &a->strategy))
@@ -223,7 +237,8 @@ static int run(const char *cmd, int argc, char **argv, bool analyze)
                            .log = (a.log || a.dump) ? print_line : NULL,
                            .log_ud = logf,
                            .dump = a.dump,
-                           .dram_page = a.dram_page};
+                           .dram_page = a.dram_page,
+                           .search_budget = a.search_budget};
     sba_alloc_report r;
     sba_error err;
     sba_status st = analyze ? sba_analyze_module(m, &o, &r, &err) : sba_allocate_module(m, &o, &r, &err);

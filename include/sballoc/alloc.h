@@ -48,7 +48,7 @@ typedef struct sba_alloc_options {
     sba_log_fn log;            /* NULL: no log; receives the seed's diagnostics */
     void *log_ud;
     uint32_t dump;             /* SBA_DUMP_* */
-    uint64_t search_budget;    /* search nodes for the exact packer; 0: default */
+    uint64_t search_budget;    /* exact packer's work units per function; 0: 4e9 */
     uint32_t max_iterations;   /* spill fixpoint guard; 0: default */
     int64_t dram_page;         /* DRAM scratch alignment and size unit in bytes; 0: 512 */
 } sba_alloc_options;
@@ -99,7 +99,7 @@ typedef struct sba_function_report {
     int64_t lower_bound_total;      /* peak over points of the per-partition average demand */
     int64_t peak_pressure;          /* SB pressure: peak bytes/partition summed over all live nodes */
     uint64_t search_nodes;          /* exact packer search nodes */
-    uint32_t search_outcome;        /* 0 not run, 1 packed, 2 infeasible, 3 budget exhausted */
+    uint32_t search_outcome;        /* worst over the iterations: 0 not run, 1 packed, 2 infeasible, 3 budget exhausted */
     /* PSUM (src/psum): placed tiles, banks holding at least one, matmul accumulation groups */
     uint32_t psum_tiles, psum_banks_used, psum_accum_groups;
     /* DRAM (src/dram), per address space (bir_addr_space): the scratch region's

@@ -8,26 +8,38 @@
  * so two placements share partitions iff they share a quarter band (each
  * contains the first partition of every quarter it reaches). A node chooses an
  * option — the quarters its height class allows at one base — and must take
- * the same byte range in each of them.
+ * the same byte range in each of them. Precoloured nodes are fixed obstacles.
  *
- * Time is cut into sections at every interval end point. The search keeps a
- * floor per (quarter, section): the end of the highest node placed there.
- * Any packing can be pushed down until every node rests on another, on a
- * fixed rectangle or on 0; placed in order of address, each then lands at the
- * maximum floor of its quarters and sections (bumped above fixed rectangles).
- * So the search only builds such canonical packings:
- *   - take the lowest floor f, at (quarter q, section k);
- *   - branch on every unplaced node and option covering (q, k) that lands
- *     exactly at f (largest first), and finally on leaving (q, k) empty at f,
- *     which raises its floor to the next height a node could land there.
- * Pruning: in every section, the bytes × quarters of the unplaced nodes must
- * fit in the room above the floors. Independent parts — where the live set
- * empties — are searched separately, and only the parts where select failed.
+ * Time is cut into sections at every interval end point; a place is a
+ * (quarter, section). The search keeps a floor per place: the end of the
+ * highest node placed there. Any packing can be pushed down until every node
+ * rests on another, on a fixed rectangle or on 0; placed in order of address,
+ * each then lands at the maximum floor of its places (bumped above fixed
+ * rectangles). Both complete searches build only such canonical packings:
+ *   - by lowest floor (dfs): take the lowest floor f, at the place with the
+ *     fewest candidates; branch on every unplaced node and option covering it
+ *     that lands exactly at f, and finally on leaving it empty at f, which
+ *     raises its floor to the lowest height a node could still start there;
+ *   - in address order (dfs_address, MiniMalloc's form): branch on every
+ *     unplaced node and option where it lands, in order of (address, rank),
+ *     never below the last placement, and never at or above the lowest top an
+ *     unplaced node could reach (that node could take the room below).
+ * A third run, the greedy skip, is the first with its floor raised straight
+ * to the next landing: fast where a packing exists, it can only pack.
+ * Pruning, in every search node: in each section, the unplaced bytes ×
+ * quarters must fit in the room above max(floor, lowest landing of the nodes
+ * left there, the last address in address order) — a place stays empty below
+ * the lowest node that can still use it. Decomposition: where no unplaced
+ * node crosses from one section to the next, each side packs or fails on its
+ * own, so a failure on one side never retries the other; the parts where the
+ * live set empties are searched apart, and only those where select failed.
  *
- * The budget counts work — search nodes plus landing evaluations — never
- * seconds, so the answer is the same on any machine. It is shared by every
- * part and every fixpoint iteration of a function (default 40,000,000, or
- * options->search_budget). The
+ * The runs (PLAN): three greedy ones, then the complete searches in turn,
+ * each in its own candidate order, each given half of what the part has left.
+ * The budget counts work — search nodes plus landing evaluations and section
+ * scans — never seconds, so the answer is the same on any machine. A
+ * function has 4e9 units (options->search_budget), shared fairly by its
+ * failing parts and all its fixpoint iterations; 1e9 is 1 to 3 s. The
  * report says whether the search packed, proved infeasibility or ran out.
  *
  * Requires: build, select. Produces: base/addr of every node of the parts it
@@ -38,9 +50,12 @@
 #include "base/error.h"
 #include "sbuf/sbuf.h"
 
-#define DEFAULT_BUDGET 1000000000ull
+#define DEFAULT_BUDGET 4000000000ull
 enum { MAX_OPTIONS = 4, OUTCOME_PACKED = 1, OUTCOME_INFEASIBLE = 2,
        OUTCOME_BUDGET = 3 };
+/* The searches: by lowest floor with the greedy skip (can only pack), by
+ * lowest floor, in address order (both complete). */
+enum { KIND_GREEDY, KIND_FLOOR, KIND_ADDRESS };
 
 typedef struct sx_node {
     uint32_t id;           /* sb node id */
@@ -79,6 +94,9 @@ typedef struct sx {
     uint32_t **cover;      /* per section: nodes covering it */
     uint32_t *ncover;
     uint32_t *ucount;      /* per section: unplaced nodes covering it */
+    uint32_t *cross;       /* per section k: unplaced nodes covering k and k + 1 */
+    uint32_t *pstack;      /* nodes placed, in order (undone on failure) */
+    uint32_t npstack;
     bool *placed;
     int64_t *off;
     uint32_t *opt;
@@ -90,6 +108,11 @@ typedef struct sx {
     uint64_t visited, work, budget; /* search nodes; nodes + landing evaluations */
     bool exhausted;
     bool greedy_skip;      /* the fast, incomplete skip (see dfs) */
+    int64_t last;          /* address search: the last placement's address and node */
+    uint32_t lastnode;
+    struct ocand *ocands;  /* address search: candidates, a stack of levels */
+    uint32_t nocand, capocand;
+    int64_t *minland;      /* address search: per place, the lowest an unplaced node lands */
 } sx;
 
 static int64_t align_up(int64_t x, int64_t a) { return (x + a - 1) / a * a; }
@@ -155,25 +178,85 @@ static void mark_placed(sx *S, uint32_t i, bool placed)
     for (uint32_t k = nd->s0; k <= nd->s1; k++) {
         S->rem[k] += placed ? -(int64_t)(nd->size * nd->weight) : (int64_t)(nd->size * nd->weight);
         S->ucount[k] += placed ? -1u : 1u;
+        if (k < nd->s1) S->cross[k] += placed ? -1u : 1u;
     }
+    if (placed) S->pstack[S->npstack++] = i;
+    else S->npstack--;
+}
+
+/* Undoes every placement and floor change made since the marks. */
+static void unwind(sx *S, uint32_t pmark, uint32_t tmark)
+{
+    while (S->npstack > pmark) mark_placed(S, S->pstack[S->npstack - 1], false);
+    undo_to(S, tmark);
 }
 
 
-static int dfs(sx *S);
+typedef int (*solve_fn)(sx *S, uint32_t ka, uint32_t kb);
+enum { SPLIT_ONE = 2 };
 
-static int place_and_recurse(sx *S, uint32_t i, uint32_t o, int64_t at)
+/* Decomposition: where no unplaced node crosses from one section to the
+ * next, the nodes on either side only meet floors of their own sections, so
+ * each side packs or fails on its own. Packing them one after the other, a
+ * failing side fails the state without retrying the others. Returns the
+ * result, or SPLIT_ONE with [*ka, *kb] narrowed to the only side. */
+static int split(sx *S, uint32_t *ka, uint32_t *kb, solve_fn solve)
+{
+    uint32_t a = *ka, end = *kb;
+    S->work += end - a + 1;
+    while (a <= end && !S->ucount[a]) a++;
+    if (a > end) return 1; /* nothing left here */
+    uint32_t b = a;
+    while (b < end && S->cross[b]) b++;
+    uint32_t rest = b + 1;
+    while (rest <= end && !S->ucount[rest]) rest++;
+    if (rest > end) {
+        *ka = a, *kb = b;
+        return SPLIT_ONE;
+    }
+    uint32_t pmark = S->npstack, tmark = S->ntrail;
+    for (;;) {
+        int r = solve(S, a, b);
+        if (r != 1) {
+            unwind(S, pmark, tmark);
+            return r;
+        }
+        for (a = b + 1; a <= end && !S->ucount[a];) a++;
+        if (a > end) return 1;
+        for (b = a; b < end && S->cross[b];) b++;
+    }
+}
+
+/* Counts one search node; false when the budget is spent. */
+static bool tick(sx *S)
+{
+    S->visited++;
+    if (++S->work > S->budget) S->exhausted = true;
+    return !S->exhausted;
+}
+
+/* Places node i with option o at `at`, raising the floors it covers. */
+static bool put(sx *S, uint32_t i, uint32_t o, int64_t at)
 {
     const sx_node *nd = &S->nodes[i];
-    uint32_t mark = S->ntrail;
-    bool ok = true;
-    for (uint32_t q = 0; q < S->Q && ok; q++) {
+    for (uint32_t q = 0; q < S->Q; q++) {
         if (!(nd->qmask[o] & (1u << q))) continue;
-        for (uint32_t k = nd->s0; k <= nd->s1 && ok; k++) ok = set_floor(S, q * S->K + k, at + nd->size);
+        for (uint32_t k = nd->s0; k <= nd->s1; k++)
+            if (!set_floor(S, q * S->K + k, at + nd->size)) return false;
     }
-    if (!ok) return -1;
     mark_placed(S, i, true);
     S->off[i] = at;
     S->opt[i] = o;
+    return true;
+}
+
+static int dfs(sx *S, uint32_t ka, uint32_t kb);
+
+static int place_and_recurse(sx *S, uint32_t i, uint32_t o, int64_t at, uint32_t ka, uint32_t kb)
+{
+    const sx_node *nd = &S->nodes[i];
+    uint32_t mark = S->ntrail;
+    if (!put(S, i, o, at)) return -1;
     int r = 0;
     bool bound_ok = true;
     for (uint32_t k = nd->s0; k <= nd->s1 && bound_ok; k++) bound_ok = section_ok(S, k);
@@ -188,7 +271,7 @@ static int place_and_recurse(sx *S, uint32_t i, uint32_t o, int64_t at)
         }
     if (bound_ok) {
         S->depth++;
-        r = dfs(S);
+        r = dfs(S, ka, kb);
         S->depth--;
     } else {
         r = 0;
@@ -200,27 +283,162 @@ static int place_and_recurse(sx *S, uint32_t i, uint32_t o, int64_t at)
     return r;
 }
 
-/* 1 packed, 0 no packing below this state, -1 out of memory or budget. */
-static int dfs(sx *S)
+/* ---- the search in address order ------------------------------------------
+ * MiniMalloc's canonical form: nodes are placed in order of (address, rank)
+ * with rank their place in the candidate order, each where it lands. Any
+ * packing, pushed down until every node rests on another (or a fixed
+ * rectangle, or 0), is built this way. Pruning: placements only rise, so
+ * every section's room starts at the last address; and nothing is placed at
+ * or above the lowest top an unplaced node could reach (it would leave room
+ * below that the node could take instead: a packing with the node there
+ * exists if this one does). */
+typedef struct ocand {
+    int64_t at;
+    uint32_t node, opt;
+} ocand;
+
+static int cmp_ocand(const void *a, const void *b)
 {
-    if (S->nleft == 0) return 1;
-    S->visited++;
-    if (++S->work > S->budget) {
+    const ocand *x = a, *y = b;
+    if (x->at != y->at) return x->at < y->at ? -1 : 1;
+    if (x->node != y->node) return x->node < y->node ? -1 : 1;
+    return x->opt < y->opt ? -1 : x->opt > y->opt;
+}
+
+/* The room above max(floor, at) still holds section k's unplaced demand. */
+static bool section_ok_from(const sx *S, uint32_t k, int64_t at)
+{
+    int64_t room = 0;
+    for (uint32_t q = 0; q < S->Q; q++) {
+        int64_t f = S->floor[(size_t)q * S->K + k];
+        room += S->cap - (f > at ? f : at);
+    }
+    return S->rem[k] <= room;
+}
+
+/* Where every unplaced node of [ka, kb] lands. A place stays empty below the
+ * lowest landing of the nodes that could use it, so each section's room
+ * starts there, or at `from` when that is higher (MiniMalloc's unallocated
+ * floor). With `collect`, pushes the canonical candidates of the address
+ * search and gives the lowest top a node could reach. 1 when every section
+ * still has room, 0 when one has not (or a node fits nowhere), -1 out of
+ * memory or budget. */
+static int landings(sx *S, uint32_t ka, uint32_t kb, int64_t from, bool collect, int64_t *min_top)
+{
+    for (uint32_t q = 0; q < S->Q; q++)
+        for (uint32_t k = ka; k <= kb; k++) S->minland[(size_t)q * S->K + k] = S->cap;
+    for (uint32_t k = ka; k <= kb; k++)
+        for (uint32_t x = 0; x < S->ncover[k]; x++) {
+            uint32_t j = S->cover[k][x];
+            const sx_node *nd = &S->nodes[j];
+            if (S->placed[j] || nd->s0 != k) continue;
+            int64_t lowest = S->cap + 1;
+            for (uint32_t o = 0; o < nd->nopt; o++) {
+                int64_t at = land(S, j, o);
+                if (at > S->cap) continue;
+                if (at < lowest) lowest = at;
+                for (uint32_t q = 0; q < S->Q; q++) {
+                    if (!(nd->qmask[o] & (1u << q))) continue;
+                    int64_t *ml = &S->minland[(size_t)q * S->K];
+                    for (uint32_t kk = nd->s0; kk <= nd->s1; kk++)
+                        if (at < ml[kk]) ml[kk] = at;
+                }
+                if (!collect || at < S->last || (at == S->last && j < S->lastnode)) continue;
+                if (!sba_arena_grow(&S->c->ar, (void **)&S->ocands, &S->capocand, S->nocand + 1,
+                                    sizeof *S->ocands))
+                    return -1;
+                S->ocands[S->nocand++] = (ocand){at, j, o};
+            }
+            if (lowest > S->cap) return 0; /* j fits nowhere any more */
+            if (collect && lowest + nd->size < *min_top) *min_top = lowest + nd->size;
+        }
+    S->work += (uint64_t)(kb - ka + 1) * S->Q;
+    if (S->exhausted || S->work > S->budget) {
         S->exhausted = true;
         return -1;
     }
+    for (uint32_t k = ka; k <= kb; k++) {
+        if (!S->ucount[k]) continue;
+        int64_t room = 0;
+        for (uint32_t q = 0; q < S->Q; q++) {
+            size_t at = (size_t)q * S->K + k;
+            int64_t f = S->floor[at] > S->minland[at] ? S->floor[at] : S->minland[at];
+            room += S->cap - (f > from ? f : from);
+        }
+        if (S->rem[k] > room) return 0;
+    }
+    return 1;
+}
+
+static int dfs_address(sx *S, uint32_t ka, uint32_t kb)
+{
+    if (S->nleft == 0) return 1;
+    if (!tick(S)) return -1;
+    int r = split(S, &ka, &kb, dfs_address);
+    if (r != SPLIT_ONE) return r;
+    /* candidates: every unplaced node of [ka, kb] where it lands */
+    uint32_t base = S->nocand;
+    int64_t min_top = S->cap + 1;
+    r = landings(S, ka, kb, S->last, true, &min_top);
+    if (r != 1) {
+        S->nocand = base;
+        return r;
+    }
+    S->work += (uint64_t)(kb - ka + 1) * S->Q;
+    qsort(S->ocands + base, S->nocand - base, sizeof *S->ocands, cmp_ocand);
+    r = 0;
+    for (uint32_t x = base; x < S->nocand && r == 0; x++) {
+        ocand oc = S->ocands[x];
+        if (oc.at >= min_top) break; /* dominated: see above */
+        uint32_t mark = S->ntrail;
+        if (!put(S, oc.node, oc.opt, oc.at)) {
+            r = -1;
+            break;
+        }
+        bool ok = true;
+        for (uint32_t k = ka; k <= kb && ok; k++)
+            if (S->ucount[k]) ok = section_ok_from(S, k, oc.at);
+        S->work += (uint64_t)(kb - ka + 1) * S->Q;
+        if (ok) {
+            int64_t last = S->last;
+            uint32_t lastnode = S->lastnode;
+            S->last = oc.at, S->lastnode = oc.node;
+            r = dfs_address(S, ka, kb);
+            S->last = last, S->lastnode = lastnode;
+        }
+        if (r != 1) {
+            mark_placed(S, oc.node, false);
+            undo_to(S, mark);
+        }
+    }
+    S->nocand = base;
+    return r;
+}
+
+/* ---- the search by lowest floor ------------------------------------------ */
+
+/* Packs the unplaced nodes of sections [ka, kb] (no unplaced node crosses
+ * either end). 1 packed, 0 no packing below this state, -1 out of memory or
+ * budget. */
+static int dfs(sx *S, uint32_t ka, uint32_t kb)
+{
+    if (S->nleft == 0) return 1;
+    if (!tick(S)) return -1;
+    int sr = split(S, &ka, &kb, dfs);
+    if (sr != SPLIT_ONE) return sr;
+    if ((sr = landings(S, ka, kb, 0, false, NULL)) != 1) return sr;
     uint32_t mark = S->ntrail;
     for (;;) {
         /* the lowest floor among sections that still have unplaced nodes
          * (the scans over every place count as work: a part with many
          * sections costs more per search node) */
-        S->work += (uint64_t)S->K * S->Q * 2;
+        S->work += (uint64_t)(kb - ka + 1) * S->Q * 2;
         if (S->work > S->budget) {
             S->exhausted = true;
             return -1;
         }
         int64_t f = S->cap + 1;
-        for (uint32_t k = 0; k < S->K; k++) {
+        for (uint32_t k = ka; k <= kb; k++) {
             if (!S->ucount[k]) continue;
             for (uint32_t q = 0; q < S->Q; q++)
                 if (S->floor[(size_t)q * S->K + k] < f) f = S->floor[(size_t)q * S->K + k];
@@ -237,7 +455,7 @@ static int dfs(sx *S)
         cand *cs = S->level[S->depth];
         uint32_t bq = 0, bk = UINT32_MAX, nc = UINT32_MAX, usable = 0;
         int64_t next = S->cap;
-        for (uint32_t k = 0; k < S->K && nc > 0; k++) {
+        for (uint32_t k = ka; k <= kb && nc > 0; k++) {
             if (!S->ucount[k]) continue;
             for (uint32_t q = 0; q < S->Q && nc > 0; q++) {
                 if (S->floor[(size_t)q * S->K + k] != f) continue;
@@ -279,7 +497,7 @@ static int dfs(sx *S)
         }
         /* branch: each candidate (they are in size order already) */
         for (uint32_t x = 0; x < nc; x++) {
-            int r = place_and_recurse(S, cs[x].node, cs[x].opt, f);
+            int r = place_and_recurse(S, cs[x].node, cs[x].opt, f, ka, kb);
             if (r != 0) return r;
         }
         /* branch: (bq, bk) stays empty at f. A node landing at f now may
@@ -339,31 +557,31 @@ static uint8_t quarters_at(int32_t base, int64_t partitions)
     return m;
 }
 
-/* The candidate orders of the portfolio: larger area first; earlier start
- * first; later end first (then longer, then id). */
-enum { ORDER_AREA = 0, ORDER_START, ORDER_END, ORDER_COUNT };
+/* The candidate orders of the portfolio, each a key compared largest first:
+ * area; earlier start; later end (each then longer); and MiniMalloc's three
+ * (W sections spanned, A area in bytes × time, T the heaviest section's
+ * total demand). */
+enum { ORDER_AREA = 0, ORDER_START, ORDER_END, ORDER_WAT, ORDER_TAW, ORDER_TWA, ORDER_COUNT };
 
-/* Sort key: larger key first, then longer, then id. */
 typedef struct order_key {
-    int64_t area;
-    uint32_t len, idx;
+    int64_t k[3];
+    uint32_t idx;
 } order_key;
 
 static int cmp_key(const void *a, const void *b)
 {
     const order_key *x = a, *y = b;
-    if (x->area != y->area) return x->area > y->area ? -1 : 1;
-    if (x->len != y->len) return x->len > y->len ? -1 : 1;
+    for (int i = 0; i < 3; i++)
+        if (x->k[i] != y->k[i]) return x->k[i] > y->k[i] ? -1 : 1;
     return x->idx < y->idx ? -1 : 1;
 }
 
 /* Searches one part: the nodes ids[0..n) (representatives, some precoloured). */
-static int search_part(sb_ctx *c, const uint32_t *ids, uint32_t n, uint32_t mode, bool greedy_skip,
-                       uint64_t budget)
+static int search_part(sb_ctx *c, const uint32_t *ids, uint32_t n, uint32_t mode, int kind, uint64_t budget)
 {
     sba_arena *ar = &c->ar;
     sx S = {.c = c, .cap = c->t->sbuf_bytes, .align = c->t->sbuf_align, .budget = budget,
-            .greedy_skip = greedy_skip};
+            .greedy_skip = kind == KIND_GREEDY};
     uint64_t *pts = sba_arena_array(ar, (size_t)2 * n + 1, sizeof *pts);
     S.nodes = sba_arena_array(ar, (size_t)n + 1, sizeof *S.nodes);
     S.fixed = sba_arena_array(ar, (size_t)n + 1, sizeof *S.fixed);
@@ -402,11 +620,28 @@ static int search_part(sb_ctx *c, const uint32_t *ids, uint32_t n, uint32_t mode
             sn->nopt++;
         }
         sn->weight = (uint32_t)__builtin_popcount(sn->qmask[0]);
-        int64_t area = nd->bytes * sn->weight;
-        keys[nn] = (order_key){mode == ORDER_AREA ? area : mode == ORDER_START ? -(int64_t)nd->start
-                                                                            : (int64_t)nd->end,
-                               nd->end - nd->start, nn};
         nn++;
+    }
+    int64_t *total = sba_arena_array(ar, (size_t)S.K + 1, sizeof *total);
+    if (!total) return -1;
+    for (uint32_t i = 0; i < nn; i++)
+        for (uint32_t k = S.nodes[i].s0; k <= S.nodes[i].s1; k++) total[k] += S.nodes[i].size * S.nodes[i].weight;
+    for (uint32_t i = 0; i < nn; i++) {
+        const sx_node *sn = &S.nodes[i];
+        const sb_node *nd = &c->info[sn->id];
+        int64_t area = sn->size * sn->weight, len = nd->end - nd->start, w = sn->s1 - sn->s0 + 1, t = 0;
+        for (uint32_t k = sn->s0; k <= sn->s1; k++)
+            if (total[k] > t) t = total[k];
+        order_key *key = &keys[i];
+        *key = (order_key){{0}, i};
+        switch (mode) {
+        case ORDER_AREA: *key = (order_key){{area, len, 0}, i}; break;
+        case ORDER_START: *key = (order_key){{-(int64_t)nd->start, len, 0}, i}; break;
+        case ORDER_END: *key = (order_key){{(int64_t)nd->end, len, 0}, i}; break;
+        case ORDER_WAT: *key = (order_key){{w, area * (len + 1), t}, i}; break;
+        case ORDER_TAW: *key = (order_key){{t, area * (len + 1), w}, i}; break;
+        default: *key = (order_key){{t, w, area * (len + 1)}, i}; break;
+        }
     }
     /* Nodes in size order, so that candidates come out largest first. */
     qsort(keys, nn, sizeof *keys, cmp_key);
@@ -419,15 +654,19 @@ static int search_part(sb_ctx *c, const uint32_t *ids, uint32_t n, uint32_t mode
     S.rem = sba_arena_array(ar, (size_t)S.K + 1, sizeof *S.rem);
     S.ncover = sba_arena_array(ar, (size_t)S.K + 1, sizeof *S.ncover);
     S.ucount = sba_arena_array(ar, (size_t)S.K + 1, sizeof *S.ucount);
+    S.cross = sba_arena_array(ar, (size_t)S.K + 1, sizeof *S.cross);
+    S.minland = sba_arena_array(ar, (size_t)S.Q * S.K + 1, sizeof *S.minland);
+    S.pstack = sba_arena_array(ar, (size_t)nn + 1, sizeof *S.pstack);
     S.cover = sba_arena_array(ar, (size_t)S.K + 1, sizeof *S.cover);
     S.placed = sba_arena_array(ar, (size_t)nn + 1, sizeof *S.placed);
     S.off = sba_arena_array(ar, (size_t)nn + 1, sizeof *S.off);
     S.opt = sba_arena_array(ar, (size_t)nn + 1, sizeof *S.opt);
-    if (!S.floor || !S.rem || !S.ncover || !S.ucount || !S.cover || !S.placed || !S.off || !S.opt) return -1;
+    if (!S.floor || !S.rem || !S.ncover || !S.ucount || !S.cross || !S.minland || !S.pstack || !S.cover || !S.placed || !S.off || !S.opt) return -1;
     for (uint32_t i = 0; i < nn; i++) {
         for (uint32_t k = S.nodes[i].s0; k <= S.nodes[i].s1; k++) {
             S.ncover[k]++;
             S.rem[k] += S.nodes[i].size * S.nodes[i].weight;
+            if (k < S.nodes[i].s1) S.cross[k]++;
         }
     }
     S.level = sba_arena_array(ar, (size_t)nn + 2, sizeof *S.level);
@@ -443,7 +682,7 @@ static int search_part(sb_ctx *c, const uint32_t *ids, uint32_t n, uint32_t mode
         for (uint32_t k = S.nodes[i].s0; k <= S.nodes[i].s1; k++) S.cover[k][S.ncover[k]++] = i;
     bool bound_ok = true;
     for (uint32_t k = 0; k < S.K; k++) bound_ok &= section_ok(&S, k);
-    int r = bound_ok ? dfs(&S) : 0;
+    int r = !bound_ok ? 0 : kind == KIND_ADDRESS ? dfs_address(&S, 0, S.K - 1) : dfs(&S, 0, S.K - 1);
     c->rep->search_nodes += S.visited;
     c->search_left -= S.work < c->search_left ? S.work : c->search_left;
     if (r == 1) {
@@ -456,11 +695,26 @@ static int search_part(sb_ctx *c, const uint32_t *ids, uint32_t n, uint32_t mode
         }
         return OUTCOME_PACKED;
     }
-    if (r == 0 && greedy_skip) return OUTCOME_BUDGET; /* proves nothing */
+    if (r == 0 && kind == KIND_GREEDY) return OUTCOME_BUDGET; /* proves nothing */
     return S.exhausted ? OUTCOME_BUDGET : r == 0 ? OUTCOME_INFEASIBLE : -1;
 }
 
 uint64_t sb_search_budget(const sba_alloc_options *o) { return o->search_budget ? o->search_budget : DEFAULT_BUDGET; }
+
+/* The runs tried on a part, in order, until one packs or proves it cannot:
+ * the greedy skip is fast where a packing exists; the lowest-floor search
+ * is strongest on zero-slack 1-D parts; the address search on mixed heights
+ * and on parts with a little slack. */
+static const struct {
+    int kind;
+    uint32_t order;
+} PLAN[] = {
+    {KIND_GREEDY, ORDER_AREA},  {KIND_GREEDY, ORDER_START}, {KIND_GREEDY, ORDER_END},
+    {KIND_ADDRESS, ORDER_TWA},  {KIND_FLOOR, ORDER_AREA},   {KIND_ADDRESS, ORDER_AREA},
+    {KIND_FLOOR, ORDER_START},  {KIND_ADDRESS, ORDER_TAW},  {KIND_FLOOR, ORDER_END},
+    {KIND_ADDRESS, ORDER_WAT},
+};
+enum { PLAN_LEN = sizeof PLAN / sizeof PLAN[0] };
 
 bool search_packing(sb_ctx *c, const uint32_t *order, uint32_t norder)
 {
@@ -471,7 +725,7 @@ bool search_packing(sb_ctx *c, const uint32_t *order, uint32_t norder)
     order_key *keys = sba_arena_array(&c->ar, (size_t)c->n + 1, sizeof *keys);
     if (!ids || !keys) return false;
     for (uint32_t i = 0; i < c->n; i++)
-        if (c->info[i].rep == i) keys[m] = (order_key){-(int64_t)c->info[i].start, 0, i}, m++;
+        if (c->info[i].rep == i) keys[m] = (order_key){{-(int64_t)c->info[i].start, 0, 0}, i}, m++;
     qsort(keys, m, sizeof *keys, cmp_key); /* -start descending = start ascending */
     for (uint32_t x = 0; x < m; x++) ids[x] = keys[x].idx;
     /* The parts where select failed; each gets a fair share of what is left. */
@@ -493,15 +747,17 @@ bool search_packing(sb_ctx *c, const uint32_t *order, uint32_t norder)
     }
     for (uint32_t x = 0; x < nfailing; x++) {
         uint32_t a = pa[x], b = pb[x];
-        /* A portfolio: each candidate order first with the greedy skip (fast
-         * on packings that exist), then the complete search, which alone can
-         * prove infeasibility. Each run has a fixed share of the budget. */
-        uint64_t budget = c->search_left / (nfailing - x);
+        /* The portfolio (PLAN): quick greedy runs, then the complete
+         * searches, each given half of what the part has left. */
+        uint64_t left = c->search_left / (nfailing - x);
         int r = OUTCOME_BUDGET;
-        for (uint32_t mode = 0; mode < ORDER_COUNT && r == OUTCOME_BUDGET; mode++)
-            r = search_part(c, ids + a, b - a, mode, true, budget / (2 * ORDER_COUNT));
-        for (uint32_t mode = 0; mode < ORDER_COUNT && r == OUTCOME_BUDGET; mode++)
-            r = search_part(c, ids + a, b - a, mode, false, budget / (2 * ORDER_COUNT));
+        for (uint32_t p = 0; p < PLAN_LEN && r == OUTCOME_BUDGET; p++) {
+            uint64_t share = PLAN[p].kind == KIND_GREEDY ? left / 16 : p + 1 < PLAN_LEN ? left / 2 : left;
+            uint64_t before = c->search_left;
+            r = search_part(c, ids + a, b - a, PLAN[p].order, PLAN[p].kind, share);
+            uint64_t used = before - c->search_left;
+            left -= used < left ? used : left;
+        }
         if (r < 0) r = OUTCOME_BUDGET;
         sb_log(c, "search: part of %u nodes %s after %llu search nodes (work left %llu)", b - a,
                r == OUTCOME_PACKED ? "packed" : r == OUTCOME_INFEASIBLE ? "proved infeasible" : "exhausted its budget",
@@ -509,6 +765,6 @@ bool search_packing(sb_ctx *c, const uint32_t *order, uint32_t norder)
         if (r != OUTCOME_PACKED) all = false;
         if (r > (int)outcome) outcome = (uint32_t)r;
     }
-    c->rep->search_outcome = outcome;
+    if (outcome > c->rep->search_outcome) c->rep->search_outcome = outcome;
     return all;
 }
