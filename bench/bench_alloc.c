@@ -91,6 +91,7 @@ typedef struct result {
     int checked;                 /* CSV: 0 not run, 1 valid packing, -1 rejected */
     uint32_t stage;              /* reached: 0 start, 1 loaded, 2 allocated */
     long rss_loaded_kb, rss_peak_kb;
+    long rss_base_kb, rss_alloc_kb; /* resident after the load; peak after the allocation */
 } result;
 
 typedef struct options {
@@ -110,6 +111,18 @@ static double now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Resident set now, in kilobytes (Linux /proc/self/statm); 0 when unknown. */
+static long resident_kb(void)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    long size, resident = 0;
+    if (f) {
+        if (fscanf(f, "%ld %ld", &size, &resident) != 2) resident = 0;
+        fclose(f);
+    }
+    return resident * (sysconf(_SC_PAGESIZE) / 1024);
 }
 
 static long peak_rss_kb(void)
@@ -291,6 +304,7 @@ static void run_one(const bench_case *c, uint32_t strategy, result *r, int fd)
     for (uint32_t f = 0; f < m->nfns; f++) r->sets += m->fns[f]->nsets;
     r->capacity = m->target.sbuf_bytes;
     r->rss_loaded_kb = r->rss_peak_kb = peak_rss_kb();
+    r->rss_base_kb = resident_kb();
     r->stage = 1;
     send(fd, r);
     sba_alloc_options o = {.strategy = strategy};
@@ -302,7 +316,7 @@ static void run_one(const bench_case *c, uint32_t strategy, result *r, int fd)
     summarize(&rep, r);
     sba_alloc_report_free(&rep);
     r->stage = 2;
-    r->rss_peak_kb = peak_rss_kb();
+    r->rss_peak_kb = r->rss_alloc_kb = peak_rss_kb();
     send(fd, r);
     if (st != SBA_OK) fail(r, RUN_ALLOC_FAILED, "alloc", &err);
     else verify(m, c, r);
@@ -458,8 +472,8 @@ static void md_table(FILE *f, const bench_case *cases, const result *res, uint32
     if (!any) return;
     fprintf(f, "\n### %s\n\n", kind_titles[kind]);
     fprintf(f, "| input | sets | strategy | lower bound | peak used | capacity | result | JSON parse ms | "
-               "model build ms | alloc ms | verify | peak RSS MB |\n");
-    fprintf(f, "|---|---:|---|---:|---:|---:|---|---:|---:|---:|---|---:|\n");
+               "model build ms | alloc ms | verify | peak RSS MB | alloc memory B/set |\n");
+    fprintf(f, "|---|---:|---|---:|---:|---:|---|---:|---:|---:|---|---:|---:|\n");
     for (uint32_t i = 0; i < nres; i++) {
         const result *r = &res[i];
         const bench_case *c = &cases[r->kase];
@@ -477,7 +491,12 @@ static void md_table(FILE *f, const bench_case *cases, const result *res, uint32
         md_cell_ms(f, r->parse_s, r->has_parse && r->sets);
         md_cell_ms(f, r->build_s, r->sets);
         md_cell_ms(f, r->alloc_s, ran);
-        fprintf(f, " %s | %.1f |\n", verdict(r, vd, sizeof vd), (double)r->rss_peak_kb / 1024.0);
+        fprintf(f, " %s | %.1f |", verdict(r, vd, sizeof vd), (double)r->rss_peak_kb / 1024.0);
+        /* the allocator's own memory: its peak over what the loaded model held */
+        if (r->stage == 2 && r->sets && r->rss_base_kb && r->rss_alloc_kb >= r->rss_base_kb)
+            fprintf(f, " %.0f |\n", (double)(r->rss_alloc_kb - r->rss_base_kb) * 1024.0 / r->sets);
+        else
+            fprintf(f, " — |\n");
     }
 }
 
@@ -603,7 +622,9 @@ static void write_markdown(FILE *f, const bench_case *cases, const result *res, 
                "to DRAM and their bytes per partition; *model build*: `bir_load_buffer` minus the "
                "`json_loadb` it contains, the CSV import, or the generation; *verify*: `sba_verify_module` "
                "(\"ok\" is a proof, \"sampled\" ran long loops in part), plus for CSV instances the exported "
-               "packing checked by `sba_csv_check`. Each run may use %u s of CPU; a run stopped there says so. "
+               "packing checked by `sba_csv_check`; *alloc memory B/set*: the allocation's peak resident set "
+               "over the resident set of the loaded model, per memory-location set (an upper bound on what the "
+               "allocator itself holds). Each run may use %u s of CPU; a run stopped there says so. "
                "Release build, %ld cores online, %.0f s in all.\n",
                o->timeout, sysconf(_SC_NPROCESSORS_ONLN), wall);
     if (notes[0]) fprintf(f, "\n%s", notes);
@@ -617,7 +638,7 @@ static void write_csv(FILE *f, const bench_case *cases, const result *res, uint3
     fprintf(f, "kind,input,tensors,sets,nodes,points,edges,strategy,capacity,lower_bound,peak_used,status,spilled,"
                "spilled_bytes,iterations,search_nodes,search_outcome,parse_ms,build_ms,alloc_ms");
     for (uint32_t p = 0; p < SBA_PHASE_COUNT; p++) fprintf(f, ",%s_ms", sba_phase_name(p));
-    fprintf(f, ",verify,verify_ms,csv_check,rss_loaded_kb,rss_peak_kb,message\n");
+    fprintf(f, ",verify,verify_ms,csv_check,rss_loaded_kb,rss_peak_kb,rss_base_kb,rss_alloc_kb,message\n");
     static const char *const st[] = {"ok", "load-failed", "alloc-failed", "crashed", "timeout"};
     for (uint32_t i = 0; i < nres; i++) {
         const result *r = &res[i];
@@ -636,7 +657,8 @@ static void write_csv(FILE *f, const bench_case *cases, const result *res, uint3
         snprintf(msg, sizeof msg, "%s", r->message[0] ? r->message : r->verify_message);
         for (char *p = msg; *p; p++)
             if (*p == ',' || *p == '"' || *p == '\n') *p = ';';
-        fprintf(f, ",%s,%.3f,%s,%ld,%ld,%s\n", v, r->verify_s * 1e3, chk, r->rss_loaded_kb, r->rss_peak_kb, msg);
+        fprintf(f, ",%s,%.3f,%s,%ld,%ld,%ld,%ld,%s\n", v, r->verify_s * 1e3, chk, r->rss_loaded_kb, r->rss_peak_kb,
+                r->rss_base_kb, r->rss_alloc_kb, msg);
     }
 }
 
