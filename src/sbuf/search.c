@@ -73,10 +73,6 @@ typedef struct sx_fixed {
     int64_t lo, hi;
 } sx_fixed;
 
-typedef struct cand {
-    uint32_t node, opt;
-} cand;
-
 typedef struct trail_entry {
     uint32_t idx;
     int64_t old;
@@ -84,6 +80,7 @@ typedef struct trail_entry {
 
 typedef struct sx {
     sb_ctx *c;
+    sba_arena *ar;         /* the run's own arena, freed when it ends */
     sx_node *nodes;
     uint32_t n, nleft;
     sx_fixed *fixed;
@@ -102,15 +99,13 @@ typedef struct sx {
     uint32_t *opt;
     trail_entry *trail;
     uint32_t ntrail, captrail;
-    struct cand **level;   /* candidate buffers, one per search depth */
-    uint32_t depth, maxcover;
     int64_t cap, align;
     uint64_t visited, work, budget; /* search nodes; nodes + landing evaluations */
     bool exhausted;
     bool greedy_skip;      /* the fast, incomplete skip (see dfs) */
     int64_t last;          /* address search: the last placement's address and node */
     uint32_t lastnode;
-    struct ocand *ocands;  /* address search: candidates, a stack of levels */
+    struct ocand *ocands;  /* candidates, a stack of levels */
     uint32_t nocand, capocand;
     int64_t *minland;      /* address search: per place, the lowest an unplaced node lands */
 } sx;
@@ -147,7 +142,7 @@ static int64_t land(sx *S, uint32_t i, uint32_t o)
 
 static bool set_floor(sx *S, uint32_t idx, int64_t v)
 {
-    if (!sba_arena_grow(&S->c->ar, (void **)&S->trail, &S->captrail, S->ntrail + 1, sizeof *S->trail))
+    if (!sba_arena_grow(S->ar, (void **)&S->trail, &S->captrail, S->ntrail + 1, sizeof *S->trail))
         return false;
     S->trail[S->ntrail++] = (trail_entry){idx, S->floor[idx]};
     S->floor[idx] = v;
@@ -270,9 +265,7 @@ static int place_and_recurse(sx *S, uint32_t i, uint32_t o, int64_t at, uint32_t
             bound_ok = fits;
         }
     if (bound_ok) {
-        S->depth++;
         r = dfs(S, ka, kb);
-        S->depth--;
     } else {
         r = 0;
     }
@@ -344,7 +337,7 @@ static int landings(sx *S, uint32_t ka, uint32_t kb, int64_t from, bool collect,
                         if (at < ml[kk]) ml[kk] = at;
                 }
                 if (!collect || at < S->last || (at == S->last && j < S->lastnode)) continue;
-                if (!sba_arena_grow(&S->c->ar, (void **)&S->ocands, &S->capocand, S->nocand + 1,
+                if (!sba_arena_grow(S->ar, (void **)&S->ocands, &S->capocand, S->nocand + 1,
                                     sizeof *S->ocands))
                     return -1;
                 S->ocands[S->nocand++] = (ocand){at, j, o};
@@ -420,7 +413,18 @@ static int dfs_address(sx *S, uint32_t ka, uint32_t kb)
 /* Packs the unplaced nodes of sections [ka, kb] (no unplaced node crosses
  * either end). 1 packed, 0 no packing below this state, -1 out of memory or
  * budget. */
+static int dfs_floor(sx *S, uint32_t ka, uint32_t kb, uint32_t base);
+
 static int dfs(sx *S, uint32_t ka, uint32_t kb)
+{
+    uint32_t base = S->nocand;
+    int r = dfs_floor(S, ka, kb, base);
+    S->nocand = base;
+    return r;
+}
+
+/* dfs, with this level's candidates on the stack from base. */
+static int dfs_floor(sx *S, uint32_t ka, uint32_t kb, uint32_t base)
 {
     if (S->nleft == 0) return 1;
     if (!tick(S)) return -1;
@@ -447,12 +451,8 @@ static int dfs(sx *S, uint32_t ka, uint32_t kb)
             undo_to(S, mark);
             return 0; /* nodes remain but no room anywhere */
         }
-        if (!S->level[S->depth] &&
-            !(S->level[S->depth] = sba_arena_array(&S->c->ar, (size_t)S->maxcover * MAX_OPTIONS + 1, sizeof(cand))))
-            return -1;
         /* Fail first: among the places at floor f, the one with the fewest
          * candidates landing there (none: it must stay empty). */
-        cand *cs = S->level[S->depth];
         uint32_t bq = 0, bk = UINT32_MAX, nc = UINT32_MAX, usable = 0;
         int64_t next = S->cap;
         for (uint32_t k = ka; k <= kb && nc > 0; k++) {
@@ -482,14 +482,21 @@ static int dfs(sx *S, uint32_t ka, uint32_t kb)
                 }
             }
         }
-        /* collect the chosen place's candidates, in node (size) order */
+        /* collect the chosen place's candidates, in node (size) order, on
+         * the stack above base (deeper levels push above them) */
         nc = 0;
+        S->nocand = base;
         for (uint32_t x = 0; x < S->ncover[bk]; x++) {
             uint32_t i = S->cover[bk][x];
             if (S->placed[i]) continue;
-            for (uint32_t o = 0; o < S->nodes[i].nopt; o++)
-                if ((S->nodes[i].qmask[o] & (1u << bq)) && land(S, i, o) == f) cs[nc++] = (cand){i, o};
+            for (uint32_t o = 0; o < S->nodes[i].nopt; o++) {
+                if (!(S->nodes[i].qmask[o] & (1u << bq)) || land(S, i, o) != f) continue;
+                if (!sba_arena_grow(S->ar, (void **)&S->ocands, &S->capocand, base + nc + 1, sizeof *S->ocands))
+                    return -1;
+                S->ocands[base + nc++] = (ocand){f, i, o};
+            }
         }
+        S->nocand = base + nc;
         if (usable == 0) {
             /* nothing unplaced can ever use (bq, bk): close it */
             if (!set_floor(S, bq * S->K + bk, S->cap)) return -1;
@@ -497,7 +504,8 @@ static int dfs(sx *S, uint32_t ka, uint32_t kb)
         }
         /* branch: each candidate (they are in size order already) */
         for (uint32_t x = 0; x < nc; x++) {
-            int r = place_and_recurse(S, cs[x].node, cs[x].opt, f, ka, kb);
+            ocand oc = S->ocands[base + x];
+            int r = place_and_recurse(S, oc.node, oc.opt, f, ka, kb);
             if (r != 0) return r;
         }
         /* branch: (bq, bk) stays empty at f. A node landing at f now may
@@ -508,7 +516,7 @@ static int dfs(sx *S, uint32_t ka, uint32_t kb)
          * The greedy variant skips straight to where the other nodes land:
          * it may miss packings, so it only ever proves feasibility. */
         for (uint32_t x = 0; x < nc && !S->greedy_skip; x++) {
-            uint32_t j = cs[x].node;
+            uint32_t j = S->ocands[base + x].node;
             int64_t step = S->cap;
             for (uint32_t k = S->nodes[j].s0; k <= S->nodes[j].s1; k++)
                 for (uint32_t y = 0; y < S->ncover[k]; y++) {
@@ -577,10 +585,10 @@ static int cmp_key(const void *a, const void *b)
 }
 
 /* Searches one part: the nodes ids[0..n) (representatives, some precoloured). */
-static int search_part(sb_ctx *c, const uint32_t *ids, uint32_t n, uint32_t mode, int kind, uint64_t budget)
+static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n, uint32_t mode, int kind,
+                      uint64_t budget)
 {
-    sba_arena *ar = &c->ar;
-    sx S = {.c = c, .cap = c->t->sbuf_bytes, .align = c->t->sbuf_align, .budget = budget,
+    sx S = {.c = c, .ar = ar, .cap = c->t->sbuf_bytes, .align = c->t->sbuf_align, .budget = budget,
             .greedy_skip = kind == KIND_GREEDY};
     uint64_t *pts = sba_arena_array(ar, (size_t)2 * n + 1, sizeof *pts);
     S.nodes = sba_arena_array(ar, (size_t)n + 1, sizeof *S.nodes);
@@ -669,10 +677,7 @@ static int search_part(sb_ctx *c, const uint32_t *ids, uint32_t n, uint32_t mode
             if (k < S.nodes[i].s1) S.cross[k]++;
         }
     }
-    S.level = sba_arena_array(ar, (size_t)nn + 2, sizeof *S.level);
-    if (!S.level) return -1;
     for (uint32_t k = 0; k < S.K; k++) {
-        if (S.ncover[k] > S.maxcover) S.maxcover = S.ncover[k];
         S.cover[k] = sba_arena_array(ar, (size_t)S.ncover[k] + 1, sizeof **S.cover);
         if (!S.cover[k]) return -1;
         S.ucount[k] = S.ncover[k];
@@ -697,6 +702,16 @@ static int search_part(sb_ctx *c, const uint32_t *ids, uint32_t n, uint32_t mode
     }
     if (r == 0 && kind == KIND_GREEDY) return OUTCOME_BUDGET; /* proves nothing */
     return S.exhausted ? OUTCOME_BUDGET : r == 0 ? OUTCOME_INFEASIBLE : -1;
+}
+
+/* One run of the portfolio on a part, in an arena of its own. */
+static int search_part(sb_ctx *c, const uint32_t *ids, uint32_t n, uint32_t mode, int kind, uint64_t budget)
+{
+    sba_arena ar;
+    sba_arena_init(&ar, c->ar.a);
+    int r = search_run(c, &ar, ids, n, mode, kind, budget);
+    sba_arena_free(&ar);
+    return r;
 }
 
 uint64_t sb_search_budget(const sba_alloc_options *o) { return o->search_budget ? o->search_budget : DEFAULT_BUDGET; }
