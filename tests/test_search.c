@@ -176,15 +176,15 @@ Test(search, same_input_same_placements)
     }
 }
 
-Test(search, packs_a_mixed_height_kernel_colouring_spills)
+/* Colouring alone spills the generated kernel; the search packs it. */
+static void search_packs_generated(uint64_t seed, const char *heights, double pressure)
 {
-    /* A generated kernel of quarter, half and full-height tensors whose lower
-     * bound fits at 97% pressure, which colouring alone spills. */
     sba_gen_options g;
     sba_gen_defaults(&g);
-    g.seed = 1;
+    g.seed = seed;
     g.tensors = 300;
-    g.pressure = 0.97;
+    g.pressure = pressure;
+    if (heights) g.heights = heights;
     sba_error err;
     for (int run = 0; run < 2; run++) {
         bir_module *m = sba_gen_module(&g, NULL, &err);
@@ -198,4 +198,18 @@ Test(search, packs_a_mixed_height_kernel_colouring_spills)
         }
         bir_module_free(m);
     }
+}
+
+Test(search, packs_a_mixed_height_kernel_colouring_spills)
+{
+    /* quarter, half and full-height tensors; the lower bound fits at 97% */
+    search_packs_generated(1, NULL, 0.97);
+}
+
+Test(search, packs_around_pre_placed_tensors_at_the_top)
+{
+    /* full-height tensors, seven of them pre-placed in the top 16 KiB: the
+     * room left in a section excludes them, and the search runs on the
+     * mirrored SBUF so that it decides the places they constrain first */
+    search_packs_generated(8, "full", 0.95);
 }

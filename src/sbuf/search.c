@@ -29,7 +29,11 @@
  * Pruning, in every search node: in each section, the unplaced bytes ×
  * quarters must fit in the room above max(floor, lowest landing of the nodes
  * left there, the last address in address order) — a place stays empty below
- * the lowest node that can still use it. Decomposition: where no unplaced
+ * the lowest node that can still use it — less the fixed rectangles there.
+ * Sizes and addresses are multiples of the alignment, so the capacity is
+ * rounded down to it. When the fixed rectangles sit mostly in the upper
+ * half, the search runs on the mirrored SBUF (a ↦ capacity − a − size), so
+ * that it decides the places they constrain first rather than last. Decomposition: where no unplaced
  * node crosses from one section to the next, each side packs or fails on its
  * own, so a failure on one side never retries the other; the parts where the
  * live set empties are searched apart, and only those where select failed.
@@ -85,6 +89,8 @@ typedef struct sx {
     uint32_t n, nleft;
     sx_fixed *fixed;
     uint32_t nfixed;
+    uint32_t **fcover;     /* per section: the fixed rectangles covering it */
+    uint32_t *nfcover;
     uint32_t K, Q;         /* sections, quarters searched (1 when every node is full height) */
     int64_t *floor;        /* [q * K + k] */
     int64_t *rem;          /* per section: unplaced bytes × quarters */
@@ -157,11 +163,25 @@ static void undo_to(sx *S, uint32_t mark)
     }
 }
 
+/* The bytes of place (q, k) from `from` up that nodes can still take: the
+ * capacity less the fixed rectangles there. */
+static int64_t room_at(const sx *S, uint32_t q, uint32_t k, int64_t from)
+{
+    int64_t room = S->cap - from;
+    for (uint32_t x = 0; x < S->nfcover[k]; x++) {
+        const sx_fixed *fx = &S->fixed[S->fcover[k][x]];
+        if (!(fx->qmask & (1u << q))) continue;
+        int64_t lo = fx->lo > from ? fx->lo : from, hi = fx->hi < S->cap ? fx->hi : S->cap;
+        if (hi > lo) room -= hi - lo;
+    }
+    return room;
+}
+
 /* The room above the floors still holds the unplaced demand of section k. */
 static bool section_ok(const sx *S, uint32_t k)
 {
     int64_t room = 0;
-    for (uint32_t q = 0; q < S->Q; q++) room += S->cap - S->floor[(size_t)q * S->K + k];
+    for (uint32_t q = 0; q < S->Q; q++) room += room_at(S, q, k, S->floor[(size_t)q * S->K + k]);
     return S->rem[k] <= room;
 }
 
@@ -304,7 +324,7 @@ static bool section_ok_from(const sx *S, uint32_t k, int64_t at)
     int64_t room = 0;
     for (uint32_t q = 0; q < S->Q; q++) {
         int64_t f = S->floor[(size_t)q * S->K + k];
-        room += S->cap - (f > at ? f : at);
+        room += room_at(S, q, k, f > at ? f : at);
     }
     return S->rem[k] <= room;
 }
@@ -356,7 +376,7 @@ static int landings(sx *S, uint32_t ka, uint32_t kb, int64_t from, bool collect,
         for (uint32_t q = 0; q < S->Q; q++) {
             size_t at = (size_t)q * S->K + k;
             int64_t f = S->floor[at] > S->minland[at] ? S->floor[at] : S->minland[at];
-            room += S->cap - (f > from ? f : from);
+            room += room_at(S, q, k, f > from ? f : from);
         }
         if (S->rem[k] > room) return 0;
     }
@@ -586,9 +606,10 @@ static int cmp_key(const void *a, const void *b)
 
 /* Searches one part: the nodes ids[0..n) (representatives, some precoloured). */
 static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n, uint32_t mode, int kind,
-                      uint64_t budget)
+                      bool flip, uint64_t budget)
 {
-    sx S = {.c = c, .ar = ar, .cap = c->t->sbuf_bytes, .align = c->t->sbuf_align, .budget = budget,
+    /* sizes and addresses are multiples of the alignment: so is every top */
+    sx S = {.c = c, .ar = ar, .cap = c->t->sbuf_bytes / c->t->sbuf_align * c->t->sbuf_align, .align = c->t->sbuf_align, .budget = budget,
             .greedy_skip = kind == KIND_GREEDY};
     uint64_t *pts = sba_arena_array(ar, (size_t)2 * n + 1, sizeof *pts);
     S.nodes = sba_arena_array(ar, (size_t)n + 1, sizeof *S.nodes);
@@ -601,7 +622,10 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
         const sb_node *nd = &c->info[ids[x]];
         pts[np++] = nd->start;
         pts[np++] = (uint64_t)nd->end + 1;
-        if (nd->precoloured || nd->partitions <= 64) all_full = false;
+        /* one band is exact when every rectangle includes quarter 0: then
+         * any two share partitions */
+        if (nd->precoloured ? !(quarters_at(nd->base, nd->partitions) & 1u) : nd->partitions <= 64)
+            all_full = false;
     }
     qsort(pts, np, sizeof *pts, cmp_u64);
     uint32_t u = 0;
@@ -614,8 +638,8 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
         const sb_node *nd = &c->info[ids[x]];
         uint32_t s0 = section_of(pts, u, nd->start), s1 = section_of(pts, u, (uint64_t)nd->end + 1) - 1;
         if (nd->precoloured) {
-            S.fixed[S.nfixed++] = (sx_fixed){s0, s1, quarters_at(nd->base, nd->partitions), nd->addr,
-                                             nd->addr + nd->bytes};
+            int64_t lo = flip ? S.cap - nd->addr - nd->bytes : nd->addr;
+            S.fixed[S.nfixed++] = (sx_fixed){s0, s1, quarters_at(nd->base, nd->partitions), lo, lo + nd->bytes};
             continue;
         }
         sx_node *sn = &S.nodes[nn];
@@ -685,6 +709,18 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
     }
     for (uint32_t i = 0; i < nn; i++)
         for (uint32_t k = S.nodes[i].s0; k <= S.nodes[i].s1; k++) S.cover[k][S.ncover[k]++] = i;
+    S.fcover = sba_arena_array(ar, (size_t)S.K + 1, sizeof *S.fcover);
+    S.nfcover = sba_arena_array(ar, (size_t)S.K + 1, sizeof *S.nfcover);
+    if (!S.fcover || !S.nfcover) return -1;
+    for (uint32_t x = 0; x < S.nfixed; x++)
+        for (uint32_t k = S.fixed[x].s0; k <= S.fixed[x].s1; k++) S.nfcover[k]++;
+    for (uint32_t k = 0; k < S.K; k++) {
+        if (!S.nfcover[k]) continue;
+        if (!(S.fcover[k] = sba_arena_array(ar, S.nfcover[k], sizeof **S.fcover))) return -1;
+        S.nfcover[k] = 0;
+    }
+    for (uint32_t x = 0; x < S.nfixed; x++)
+        for (uint32_t k = S.fixed[x].s0; k <= S.fixed[x].s1; k++) S.fcover[k][S.nfcover[k]++] = x;
     bool bound_ok = true;
     for (uint32_t k = 0; k < S.K; k++) bound_ok &= section_ok(&S, k);
     int r = !bound_ok ? 0 : kind == KIND_ADDRESS ? dfs_address(&S, 0, S.K - 1) : dfs(&S, 0, S.K - 1);
@@ -694,7 +730,7 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
         for (uint32_t i = 0; i < nn; i++) {
             sb_node *nd = &c->info[S.nodes[i].id];
             nd->base = S.nodes[i].base[S.opt[i]];
-            nd->addr = S.off[i];
+            nd->addr = flip ? S.cap - S.off[i] - S.nodes[i].size : S.off[i];
             nd->placed = true;
             nd->spill = false;
         }
@@ -705,16 +741,34 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
 }
 
 /* One run of the portfolio on a part, in an arena of its own. */
-static int search_part(sb_ctx *c, const uint32_t *ids, uint32_t n, uint32_t mode, int kind, uint64_t budget)
+static int search_part(sb_ctx *c, const uint32_t *ids, uint32_t n, uint32_t mode, int kind, bool flip,
+                       uint64_t budget)
 {
     sba_arena ar;
     sba_arena_init(&ar, c->ar.a);
-    int r = search_run(c, &ar, ids, n, mode, kind, budget);
+    int r = search_run(c, &ar, ids, n, mode, kind, flip, budget);
     sba_arena_free(&ar);
     return r;
 }
 
 uint64_t sb_search_budget(const sba_alloc_options *o) { return o->search_budget ? o->search_budget : DEFAULT_BUDGET; }
+
+/* Whether the part's precoloured rectangles weigh (bytes × time) more in
+ * the upper half of the SBUF than in the lower. The searches fill from
+ * address 0 up, so they then run on the mirrored SBUF (address a of size s
+ * at capacity - a - s), where the places the fixed rectangles constrain are
+ * decided first rather than last. */
+static bool fixed_above_middle(const sb_ctx *c, const uint32_t *ids, uint32_t n)
+{
+    double moment = 0;
+    for (uint32_t x = 0; x < n; x++) {
+        const sb_node *nd = &c->info[ids[x]];
+        if (!nd->precoloured) continue;
+        double w = (double)nd->bytes * (double)(nd->end - nd->start + 1) * (double)nd->partitions;
+        moment += w * ((double)nd->addr + (double)nd->bytes / 2 - (double)c->t->sbuf_bytes / 2);
+    }
+    return moment > 0;
+}
 
 /* The runs tried on a part, in order, until one packs or proves it cannot:
  * the greedy skip is fast where a packing exists; the lowest-floor search
@@ -766,10 +820,11 @@ bool search_packing(sb_ctx *c, const uint32_t *order, uint32_t norder)
          * searches, each given half of what the part has left. */
         uint64_t left = c->search_left / (nfailing - x);
         int r = OUTCOME_BUDGET;
+        bool flip = fixed_above_middle(c, ids + a, b - a);
         for (uint32_t p = 0; p < PLAN_LEN && r == OUTCOME_BUDGET; p++) {
             uint64_t share = PLAN[p].kind == KIND_GREEDY ? left / 16 : p + 1 < PLAN_LEN ? left / 2 : left;
             uint64_t before = c->search_left;
-            r = search_part(c, ids + a, b - a, PLAN[p].order, PLAN[p].kind, share);
+            r = search_part(c, ids + a, b - a, PLAN[p].order, PLAN[p].kind, flip, share);
             uint64_t used = before - c->search_left;
             left -= used < left ? used : left;
         }
