@@ -57,8 +57,9 @@ static void print_report(FILE *f, const sba_alloc_report *r, bool analyze)
                     fr->remats);
             static const char *const outcomes[] = {"not needed", "packed", "proved infeasible",
                                                    "exhausted its budget"};
-            fprintf(f, "  exact search: %s (%llu search nodes)\n", outcomes[fr->search_outcome & 3],
-                    (unsigned long long)fr->search_nodes);
+            fprintf(f, "  exact search: %s (%llu search nodes)%s\n", outcomes[fr->search_outcome & 3],
+                    (unsigned long long)fr->search_nodes,
+                    fr->search_outcome == 3 ? "; --search-budget N searches longer" : "");
             if (fr->psum_tiles)
                 fprintf(f, "  PSUM %u tiles in %u banks, %u accumulation groups\n", fr->psum_tiles,
                         fr->psum_banks_used, fr->psum_accum_groups);
