@@ -91,7 +91,7 @@ typedef struct sx {
     uint32_t nfixed;
     uint32_t **fcover;     /* per section: the fixed rectangles covering it */
     uint32_t *nfcover;
-    uint32_t K, Q;         /* sections, quarters searched (1 when every node is full height) */
+    uint32_t K, Q;         /* sections, quarters searched (1 when every rectangle includes quarter 0) */
     int64_t *floor;        /* [q * K + k] */
     int64_t *rem;          /* per section: unplaced bytes × quarters */
     uint32_t **cover;      /* per section: nodes covering it */
@@ -108,12 +108,12 @@ typedef struct sx {
     int64_t cap, align;
     uint64_t visited, work, budget; /* search nodes; nodes + landing evaluations */
     bool exhausted;
-    bool greedy_skip;      /* the fast, incomplete skip (see dfs) */
+    bool greedy_skip;      /* the fast, incomplete skip (see dfs_floor) */
     int64_t last;          /* address search: the last placement's address and node */
     uint32_t lastnode;
     struct ocand *ocands;  /* candidates, a stack of levels */
     uint32_t nocand, capocand;
-    int64_t *minland;      /* address search: per place, the lowest an unplaced node lands */
+    int64_t *minland;      /* per place, the lowest an unplaced node lands (see landings) */
 } sx;
 
 static int64_t align_up(int64_t x, int64_t a) { return (x + a - 1) / a * a; }
@@ -821,7 +821,8 @@ bool search_packing(sb_ctx *c, const uint32_t *order, uint32_t norder)
         uint64_t left = c->search_left / (nfailing - x);
         int r = OUTCOME_BUDGET;
         bool flip = fixed_above_middle(c, ids + a, b - a);
-        for (uint32_t p = 0; p < PLAN_LEN && r == OUTCOME_BUDGET; p++) {
+        uint32_t p = 0;
+        for (; p < PLAN_LEN && r == OUTCOME_BUDGET; p++) {
             uint64_t share = PLAN[p].kind == KIND_GREEDY ? left / 16 : p + 1 < PLAN_LEN ? left / 2 : left;
             uint64_t before = c->search_left;
             r = search_part(c, ids + a, b - a, PLAN[p].order, PLAN[p].kind, flip, share);
@@ -829,8 +830,12 @@ bool search_packing(sb_ctx *c, const uint32_t *order, uint32_t norder)
             left -= used < left ? used : left;
         }
         if (r < 0) r = OUTCOME_BUDGET;
-        sb_log(c, "search: part of %u nodes %s after %llu search nodes (work left %llu)", b - a,
+        static const char *const kinds[] = {"greedy", "lowest-floor", "address-order"};
+        static const char *const orders[] = {"area", "start", "end", "W-A-T", "T-A-W", "T-W-A"};
+        sb_log(c, "search: part of %u nodes %s (run %u: %s, %s order%s) after %llu search nodes (work left %llu)",
+               b - a,
                r == OUTCOME_PACKED ? "packed" : r == OUTCOME_INFEASIBLE ? "proved infeasible" : "exhausted its budget",
+               p, kinds[PLAN[p - 1].kind], orders[PLAN[p - 1].order], flip ? ", mirrored" : "",
                (unsigned long long)c->rep->search_nodes, (unsigned long long)c->search_left);
         if (r != OUTCOME_PACKED) all = false;
         if (r > (int)outcome) outcome = (uint32_t)r;
