@@ -9,17 +9,8 @@
 # usage: sh csv.sh SBALLOC_BINARY SOURCE_DIR
 set -u
 
-bin=$1
-src=$2
-tmp=${TMPDIR:-/tmp}/sballoc-csv.$$
-mkdir -p "$tmp" || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
-failed=0
-
-fail() {
-    echo "FAIL $*"
-    failed=$((failed + 1))
-}
+name=csv
+. "$2/tests/cli/lib/setup.sh"
 
 input="$src/../shared/bench/minimalloc/input.12.csv"
 if [ -r "$input" ]; then
@@ -82,5 +73,4 @@ for args in "import-csv $tmp/bad.csv" "check-csv $tmp/touch.csv" "import-csv $tm
         fail "$args: exit $status, expected a usage error: $(cat "$tmp/err")"
 done
 
-echo "csv: $failed failed"
-[ "$failed" -eq 0 ]
+finish

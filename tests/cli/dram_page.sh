@@ -15,17 +15,8 @@
 # usage: sh dram_page.sh SBALLOC_BINARY SOURCE_DIR
 set -u
 
-bin=$1
-case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
-tmp=${TMPDIR:-/tmp}/sballoc-dram-page.$$
-mkdir -p "$tmp" || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
-
-fail=0
-failed() {
-    echo "FAIL $*"
-    fail=$((fail + 1))
-}
+name=dram_page
+. "$2/tests/cli/lib/setup.sh"
 
 ap='"ap": [[64, 1], [1, 64]]'
 cat >"$tmp/k.json" <<EOF
@@ -53,28 +44,28 @@ dram_addr() {
 
 # A page of 256: d1 at 256, proved on that page.
 if "$bin" alloc "$tmp/k.json" --dram-page 256 -o "$tmp/a256.json" 2>"$tmp/err"; then
-    [ "$(dram_addr "$tmp/a256.json" d1)" = 256 ] || failed "--dram-page 256: d1 is not at 256"
-    "$bin" verify "$tmp/a256.json" >/dev/null 2>&1 && failed "verify on the default page accepts d1 at 256"
-    "$bin" verify "$tmp/a256.json" --dram-page 256 >/dev/null || failed "verify --dram-page 256 rejects the module"
+    [ "$(dram_addr "$tmp/a256.json" d1)" = 256 ] || fail "--dram-page 256: d1 is not at 256"
+    "$bin" verify "$tmp/a256.json" >/dev/null 2>&1 && fail "verify on the default page accepts d1 at 256"
+    "$bin" verify "$tmp/a256.json" --dram-page 256 >/dev/null || fail "verify --dram-page 256 rejects the module"
 else
-    failed "alloc --dram-page 256: $(cat "$tmp/err")"
+    fail "alloc --dram-page 256: $(cat "$tmp/err")"
 fi
 
 # A page of 1024: d1 at 1024; moved to 512, off the page.
 if "$bin" alloc "$tmp/k.json" --dram-page 1024 -o "$tmp/a.json" 2>"$tmp/err"; then
-    [ "$(dram_addr "$tmp/a.json" d0)" = 0 ] || failed "--dram-page 1024: d0 is not at 0"
-    [ "$(dram_addr "$tmp/a.json" d1)" = 1024 ] || failed "--dram-page 1024: d1 is not at 1024"
-    "$bin" verify --dram-page 1024 "$tmp/a.json" >/dev/null || failed "verify --dram-page 1024 rejects the module"
+    [ "$(dram_addr "$tmp/a.json" d0)" = 0 ] || fail "--dram-page 1024: d0 is not at 0"
+    [ "$(dram_addr "$tmp/a.json" d1)" = 1024 ] || fail "--dram-page 1024: d1 is not at 1024"
+    "$bin" verify --dram-page 1024 "$tmp/a.json" >/dev/null || fail "verify --dram-page 1024 rejects the module"
     sed 's/"addr": 1024/"addr": 512/' "$tmp/a.json" >"$tmp/moved.json"
-    [ "$(dram_addr "$tmp/moved.json" d1)" = 512 ] || failed "the edit did not move d1 to 512"
-    "$bin" verify "$tmp/moved.json" >/dev/null || failed "verify on the default page rejects d1 at 512"
+    [ "$(dram_addr "$tmp/moved.json" d1)" = 512 ] || fail "the edit did not move d1 to 512"
+    "$bin" verify "$tmp/moved.json" >/dev/null || fail "verify on the default page rejects d1 at 512"
     (cd "$tmp" && "$bin" verify moved.json --dram-page 1024) >"$tmp/out" 2>"$tmp/err"
     status=$?
-    [ "$status" -eq 1 ] || failed "verify --dram-page 1024 of d1 at 512 exited with $status, expected 1"
+    [ "$status" -eq 1 ] || fail "verify --dram-page 1024 of d1 at 512 exited with $status, expected 1"
     want='sballoc: moved.json: error: functions[0].allocations[3].memorylocations[0]: verify: DRAM location "d1" of tensor "d1": addr 512 is not a multiple of the DRAM page 1024'
-    [ "$(cat "$tmp/err")" = "$want" ] || failed "verify --dram-page 1024 said: $(cat "$tmp/err")"
+    [ "$(cat "$tmp/err")" = "$want" ] || fail "verify --dram-page 1024 said: $(cat "$tmp/err")"
 else
-    failed "alloc --dram-page 1024: $(cat "$tmp/err")"
+    fail "alloc --dram-page 1024: $(cat "$tmp/err")"
 fi
 
 # Usage errors: exit 2 and the message.
@@ -83,8 +74,8 @@ usage() { # want SUBCOMMAND ARGS...
     shift
     "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
     status=$?
-    [ "$status" -eq 2 ] || failed "$* exited with $status, expected 2"
-    [ "$(cat "$tmp/err")" = "$want" ] || failed "$*: said $(cat "$tmp/err")"
+    [ "$status" -eq 2 ] || fail "$* exited with $status, expected 2"
+    [ "$(cat "$tmp/err")" = "$want" ] || fail "$*: said $(cat "$tmp/err")"
 }
 usage 'sballoc: alloc: --dram-page: expected a positive power of two, got "1000"' alloc "$tmp/k.json" --dram-page 1000
 usage 'sballoc: alloc: --dram-page: expected a positive power of two, got "0"' alloc "$tmp/k.json" --dram-page 0
@@ -95,8 +86,8 @@ usage 'sballoc: verify: --dram-page: expected a positive power of two, got "96"'
 usage 'sballoc: verify: --dram-page needs a value' verify "$tmp/k.json" --dram-page
 
 # Both commands document the option.
-"$bin" alloc --help | grep -q -- '--dram-page N' || failed "alloc --help does not describe --dram-page"
-"$bin" verify --help | grep -q -- '--dram-page N' || failed "verify --help does not describe --dram-page"
+"$bin" alloc --help | grep -q -- '--dram-page N' || fail "alloc --help does not describe --dram-page"
+"$bin" verify --help | grep -q -- '--dram-page N' || fail "verify --help does not describe --dram-page"
 
-echo "dram page: $fail failed"
-[ "$fail" -eq 0 ]
+finish
+

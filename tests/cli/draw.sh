@@ -12,17 +12,8 @@
 # usage: sh draw.sh SBALLOC_BINARY SOURCE_DIR
 set -u
 
-bin=$1
-src=$2
-tmp=${TMPDIR:-/tmp}/sballoc-draw.$$
-mkdir -p "$tmp" || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
-
-fail=0
-failed() {
-    echo "FAIL $*"
-    fail=$((fail + 1))
-}
+name=draw
+. "$2/tests/cli/lib/setup.sh"
 
 example=$src/examples/matmul_tiled.json
 [ -f "$example" ] || example=$(ls "$src"/examples/*.json | head -n 1)
@@ -30,47 +21,47 @@ echo "example: $example"
 
 # alloc with the picture and the JSON figures.
 if ! "$bin" alloc "$example" -o "$tmp/alloc.json" --svg "$tmp/alloc.svg" --report=json >"$tmp/report.json"; then
-    failed "alloc --svg --report=json exited with $?"
+    fail "alloc --svg --report=json exited with $?"
 fi
 for key in '"functions"' '"lower_bound_total"' '"high_water"' '"seconds"' '"renumber"' '"commit"'; do
-    grep -q "$key" "$tmp/report.json" || failed "--report=json has no $key"
+    grep -q "$key" "$tmp/report.json" || fail "--report=json has no $key"
 done
-head -c 1 "$tmp/report.json" | grep -q '{' || failed "--report=json does not start with an object"
+head -c 1 "$tmp/report.json" | grep -q '{' || fail "--report=json does not start with an object"
 if command -v python3 >/dev/null 2>&1; then
-    python3 -c 'import json, sys; json.load(sys.stdin)' <"$tmp/report.json" || failed "--report=json is not JSON"
+    python3 -c 'import json, sys; json.load(sys.stdin)' <"$tmp/report.json" || fail "--report=json is not JSON"
     "$bin" analyze "$example" --report=json | python3 -c 'import json, sys; json.load(sys.stdin)' ||
-        failed "analyze --report=json is not JSON"
+        fail "analyze --report=json is not JSON"
 fi
 
 # draw: one tensor group per SB placement the verifier checked.
-"$bin" draw "$tmp/alloc.json" -o "$tmp/draw.svg" || failed "draw exited with $?"
-"$bin" draw "$tmp/alloc.json" -o "$tmp/draw2.svg" || failed "second draw exited with $?"
-cmp -s "$tmp/draw.svg" "$tmp/draw2.svg" || failed "two drawings of one module differ"
-"$bin" draw "$tmp/alloc.json" >"$tmp/draw3.svg" || failed "draw to standard output exited with $?"
-cmp -s "$tmp/draw.svg" "$tmp/draw3.svg" || failed "draw to standard output differs from -o"
+"$bin" draw "$tmp/alloc.json" -o "$tmp/draw.svg" || fail "draw exited with $?"
+"$bin" draw "$tmp/alloc.json" -o "$tmp/draw2.svg" || fail "second draw exited with $?"
+cmp -s "$tmp/draw.svg" "$tmp/draw2.svg" || fail "two drawings of one module differ"
+"$bin" draw "$tmp/alloc.json" >"$tmp/draw3.svg" || fail "draw to standard output exited with $?"
+cmp -s "$tmp/draw.svg" "$tmp/draw3.svg" || fail "draw to standard output differs from -o"
 locs=$("$bin" verify "$tmp/alloc.json" | sed -n 's/.* \([0-9][0-9]*\) SB locations.*/\1/p')
 groups=$(grep -o '<g class="tensor"' "$tmp/draw.svg" | wc -l | tr -d ' ')
 if [ -z "$locs" ] || [ "$locs" -eq 0 ]; then
-    failed "sballoc verify did not count SB locations"
+    fail "sballoc verify did not count SB locations"
 elif [ "$groups" -ne "$locs" ]; then
-    failed "$groups tensor groups in the picture, $locs SB locations"
+    fail "$groups tensor groups in the picture, $locs SB locations"
 else
     echo "ok: $groups tensor groups for $locs SB locations"
 fi
 groups=$(grep -o '<g class="tensor"' "$tmp/alloc.svg" | wc -l | tr -d ' ')
-[ "$groups" -eq "$locs" ] || failed "alloc --svg: $groups tensor groups, $locs SB locations"
-grep -q 'B (allocator)' "$tmp/alloc.svg" || failed "alloc --svg does not show the report's lower bound"
-tail -n 1 "$tmp/draw.svg" | grep -q '^</svg>$' || failed "the picture does not end with </svg>"
+[ "$groups" -eq "$locs" ] || fail "alloc --svg: $groups tensor groups, $locs SB locations"
+grep -q 'B (allocator)' "$tmp/alloc.svg" || fail "alloc --svg does not show the report's lower bound"
+tail -n 1 "$tmp/draw.svg" | grep -q '^</svg>$' || fail "the picture does not end with </svg>"
 
 # Usage errors.
 "$bin" draw >/dev/null 2>&1
-[ $? -eq 2 ] || failed "draw without a FILE should exit 2"
+[ $? -eq 2 ] || fail "draw without a FILE should exit 2"
 "$bin" draw "$tmp/missing.json" -o "$tmp/x.svg" >/dev/null 2>&1
-[ $? -eq 2 ] || failed "draw of a missing file should exit 2"
+[ $? -eq 2 ] || fail "draw of a missing file should exit 2"
 "$bin" draw "$tmp/alloc.json" --bogus >/dev/null 2>&1
-[ $? -eq 2 ] || failed "draw with an unknown option should exit 2"
+[ $? -eq 2 ] || fail "draw with an unknown option should exit 2"
 "$bin" alloc "$example" --svg >/dev/null 2>&1
-[ $? -eq 2 ] || failed "alloc --svg without a value should exit 2"
+[ $? -eq 2 ] || fail "alloc --svg without a value should exit 2"
 
 # Rendering.
 chrome=""
@@ -82,8 +73,8 @@ for c in chromium chromium-browser; do
 done
 if [ -z "$chrome" ]; then
     echo "SKIP render: chromium is not installed (SBALLOC_WITH_CHROMIUM=1 scripts/install-deps.sh installs it)"
-    if [ "$fail" -ne 0 ]; then
-        echo "draw: $fail check(s) failed"
+    if [ "$failed" -ne 0 ]; then
+        echo "draw: $failed check(s) failed"
         exit 1
     fi
     echo "draw: all other checks passed"
@@ -99,17 +90,17 @@ $run "$chrome" --headless --no-sandbox --disable-gpu --disable-quic --no-first-r
     "$tmp/draw.svg" >"$tmp/chrome.log" 2>&1
 rc=$?
 if [ $rc -ne 0 ] || [ ! -s "$tmp/draw.png" ]; then
-    failed "chromium exited with $rc and wrote no screenshot:"
+    fail "chromium exited with $rc and wrote no screenshot:"
     tail -n 5 "$tmp/chrome.log"
 else
     # The PNG signature, then IHDR: width and height as big-endian 32-bit words.
     sig=$(od -A n -t x1 -N 8 "$tmp/draw.png" | tr -d ' \n')
-    [ "$sig" = 89504e470d0a1a0a ] || failed "the screenshot is not a PNG ($sig)"
+    [ "$sig" = 89504e470d0a1a0a ] || fail "the screenshot is not a PNG ($sig)"
     dims=$(od -A n -t u1 -j 16 -N 8 "$tmp/draw.png" | awk '{print $1*16777216+$2*65536+$3*256+$4 "x" $5*16777216+$6*65536+$7*256+$8}')
-    [ "$dims" = 1600x1200 ] || failed "the screenshot is $dims, expected 1600x1200"
+    [ "$dims" = 1600x1200 ] || fail "the screenshot is $dims, expected 1600x1200"
     # A blank 1600x1200 screenshot compresses to about 8 KB; the picture to far more.
     size=$(wc -c <"$tmp/draw.png" | tr -d ' ')
-    [ "$size" -gt 30000 ] || failed "the screenshot is $size bytes: blank?"
+    [ "$size" -gt 30000 ] || fail "the screenshot is $size bytes: blank?"
     # Distinct colours, when python3 is there to inflate the PNG (standard library only).
     if command -v python3 >/dev/null 2>&1; then
         colours=$(python3 - "$tmp/draw.png" <<'EOF'
@@ -146,7 +137,7 @@ print(len(seen))
 EOF
 )
         if [ -z "$colours" ] || [ "$colours" -lt 16 ]; then
-            failed "the screenshot has ${colours:-no} distinct colours: blank?"
+            fail "the screenshot has ${colours:-no} distinct colours: blank?"
         else
             echo "ok: screenshot $size bytes, $dims, $colours distinct colours (sampled)"
         fi
@@ -155,8 +146,8 @@ EOF
     fi
 fi
 
-if [ "$fail" -ne 0 ]; then
-    echo "draw: $fail check(s) failed"
+if [ "$failed" -ne 0 ]; then
+    echo "draw: $failed check(s) failed"
     exit 1
 fi
 echo "draw: all checks passed"

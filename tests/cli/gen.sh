@@ -6,17 +6,8 @@
 # usage: sh gen.sh SBALLOC_BINARY SOURCE_DIR
 set -u
 
-bin=$1
-src=$2
-tmp=${TMPDIR:-/tmp}/sballoc-gen.$$
-mkdir -p "$tmp" || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
-failed=0
-
-fail() {
-    echo "FAIL $*"
-    failed=$((failed + 1))
-}
+name=gen
+. "$2/tests/cli/lib/setup.sh"
 
 # Determinism: twice on standard output, once through -o.
 "$bin" gen --seed 7 >"$tmp/a.json" 2>"$tmp/err" || fail "gen --seed 7: exit status $?"
@@ -85,5 +76,4 @@ for f in "$src"/examples/*.json; do
 done
 [ "$n" -ge 6 ] || fail "expected at least 6 examples in $src/examples, found $n"
 
-echo "gen: $failed failed"
-[ "$failed" -eq 0 ]
+finish
