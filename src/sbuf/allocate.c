@@ -254,7 +254,7 @@ static sba_status allocate_function(sb_ctx *c, bool analyze_only)
         if (c->ar.failed) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory");
         if (failed && c->lower_bound <= c->t->sbuf_bytes && c->search_left > 0) {
             t0 = now();
-            bool packed = search_packing(c, order, norder);
+            bool packed = search_packing(c);
             c->rep->seconds[SBA_PHASE_SEARCH] += now() - t0;
             if (packed) failed = 0;
         }

@@ -154,8 +154,9 @@ void order_greedy_size(sb_ctx *c, uint32_t *order, uint32_t *norder);
 /* ---- search.c: the exact packer ---------------------------------------- */
 /* The work budget of one function's searches. */
 uint64_t sb_search_budget(const sba_alloc_options *o);
-/* Tries to place every node of order[] with a complete search; true when it did. */
-bool search_packing(sb_ctx *c, const uint32_t *order, uint32_t norder);
+/* Searches, exactly, for a placement of every part where select left a node
+ * unplaced; true when every such part packed. */
+bool search_packing(sb_ctx *c);
 
 /* ---- spill.c ----------------------------------------------------------- */
 sba_status insert_spill_code(sb_ctx *c);

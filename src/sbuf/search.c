@@ -87,7 +87,7 @@ typedef struct sx {
     sb_ctx *c;
     sba_arena *ar;         /* the run's own arena, freed when it ends */
     sx_node *nodes;
-    uint32_t n, nleft;
+    uint32_t nleft;
     sx_fixed *fixed;
     uint32_t nfixed;
     uint32_t **fcover;     /* per section: the fixed rectangles covering it */
@@ -682,7 +682,7 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
     if (!sorted) return -1;
     for (uint32_t x = 0; x < nn; x++) sorted[x] = S.nodes[keys[x].idx];
     S.nodes = sorted;
-    S.n = S.nleft = nn;
+    S.nleft = nn;
     S.floor = sba_arena_array(ar, (size_t)S.Q * S.K + 1, sizeof *S.floor);
     S.rem = sba_arena_array(ar, (size_t)S.K + 1, sizeof *S.rem);
     S.ncover = sba_arena_array(ar, (size_t)S.K + 1, sizeof *S.ncover);
@@ -786,10 +786,8 @@ static const struct {
 };
 enum { PLAN_LEN = sizeof PLAN / sizeof PLAN[0] };
 
-bool search_packing(sb_ctx *c, const uint32_t *order, uint32_t norder)
+bool search_packing(sb_ctx *c)
 {
-    (void)order;
-    (void)norder;
     /* Parts: representatives sorted by start; a part ends where the live set empties. */
     uint32_t *ids = sba_arena_array(&c->ar, (size_t)c->n + 1, sizeof *ids), m = 0;
     order_key *keys = sba_arena_array(&c->ar, (size_t)c->n + 1, sizeof *keys);
