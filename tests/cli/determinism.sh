@@ -7,11 +7,8 @@
 # usage: sh determinism.sh SBALLOC_BINARY SOURCE_DIR
 set -u
 
-bin=$1
-src=$2
-tmp=${TMPDIR:-/tmp}/sballoc-determinism.$$
-mkdir -p "$tmp" || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
+name=determinism
+. "$2/tests/cli/lib/setup.sh"
 
 pin=""
 if command -v taskset >/dev/null 2>&1 && taskset -c 0 true 2>/dev/null; then

@@ -7,12 +7,9 @@
 # usage: sh errors.sh SBALLOC_BINARY SOURCE_DIR
 set -u
 
-bin=$1
-src=$2
+name=errors
+. "$2/tests/cli/lib/setup.sh"
 dir=$src/tests/errors/loader
-tmp=${TMPDIR:-/tmp}/sballoc-errors.$$
-mkdir -p "$tmp" || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
 
 fail=0
 count=0

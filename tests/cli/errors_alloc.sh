@@ -9,12 +9,9 @@
 # usage: sh errors_alloc.sh SBALLOC_BINARY SOURCE_DIR
 set -u
 
-bin=$1
-case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
+name=errors-alloc
+. "$2/tests/cli/lib/setup.sh"
 dir=$2/tests/errors/alloc
-tmp=${TMPDIR:-/tmp}/sballoc-errors-alloc.$$
-mkdir -p "$tmp" || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
 # shellcheck source=lib/expect.sh
 . "$2/tests/cli/lib/expect.sh"
 

@@ -10,12 +10,9 @@
 # usage: sh errors_limits.sh SBALLOC_BINARY SOURCE_DIR
 set -u
 
-bin=$1
-case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
+name=errors-limits
+. "$2/tests/cli/lib/setup.sh"
 dir=$2/tests/errors/limits
-tmp=${TMPDIR:-/tmp}/sballoc-errors-limits.$$
-mkdir -p "$tmp" || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
 
 limit=""
 command -v timeout >/dev/null 2>&1 && limit="timeout 60"

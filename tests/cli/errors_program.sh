@@ -8,12 +8,9 @@
 # usage: sh errors_program.sh SBALLOC_BINARY SOURCE_DIR
 set -u
 
-bin=$1
-case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
+name=errors-program
+. "$2/tests/cli/lib/setup.sh"
 dir=$2/tests/errors/program
-tmp=${TMPDIR:-/tmp}/sballoc-errors-program.$$
-mkdir -p "$tmp" || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
 # shellcheck source=lib/expect.sh
 . "$2/tests/cli/lib/expect.sh"
 

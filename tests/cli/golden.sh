@@ -6,13 +6,9 @@
 # usage: sh golden.sh SBALLOC_BINARY SOURCE_DIR
 set -u
 
-bin=$1
-src=$2
-case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
+name=golden
+. "$2/tests/cli/lib/setup.sh"
 dir=$src/tests/golden
-tmp=${TMPDIR:-/tmp}/sballoc-golden.$$
-mkdir -p "$tmp" || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
 
 # run_case NAME OUTFILE: the case's output in the .expect layout.
 run_case() {

@@ -8,12 +8,9 @@
 # usage: sh regress.sh SBALLOC_BINARY SOURCE_DIR
 set -u
 
-bin=$1
-case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
+name=regress
+. "$2/tests/cli/lib/setup.sh"
 dir=$2/tests/regress
-tmp=${TMPDIR:-/tmp}/sballoc-regress.$$
-mkdir -p "$tmp" || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
 
 limit=""
 command -v timeout >/dev/null 2>&1 && limit="timeout 60"

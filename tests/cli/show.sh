@@ -6,11 +6,8 @@
 # usage: sh show.sh SBALLOC_BINARY SOURCE_DIR
 set -u
 
-bin=$1
-src=$2
-tmp=${TMPDIR:-/tmp}/sballoc-show.$$
-mkdir -p "$tmp" || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
+name=show
+. "$2/tests/cli/lib/setup.sh"
 failed=0
 
 cat >"$tmp/in.json" <<'JSON'

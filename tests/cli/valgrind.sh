@@ -9,8 +9,8 @@
 # usage: sh valgrind.sh SBALLOC_BINARY SOURCE_DIR
 set -u
 
-bin=$1
-src=$2
+name=valgrind
+. "$2/tests/cli/lib/setup.sh"
 if ! command -v valgrind >/dev/null 2>&1; then
     echo "skipped: valgrind is not installed (SBALLOC_WITH_VALGRIND=1 scripts/install-deps.sh)"
     exit 0
@@ -24,9 +24,6 @@ if [ "$sanitized" = yes ]; then
     exit 0
 fi
 
-tmp=${TMPDIR:-/tmp}/sballoc-valgrind.$$
-mkdir -p "$tmp" || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
 
 total=0
 failed=0
