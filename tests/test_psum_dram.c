@@ -16,24 +16,9 @@
 #include "sballoc/alloc.h"
 #include "sballoc/program.h"
 #include "sballoc/verify.h"
+#include "textbuf.h"
 
-/* ---- a JSON text builder --------------------------------------------------- */
-
-typedef struct buf {
-    char s[65536];
-    size_t n;
-} buf;
-
-static void put(buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(buf *b, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int w = vsnprintf(b->s + b->n, sizeof b->s - b->n, fmt, ap);
-    va_end(ap);
-    cr_assert(w >= 0 && (size_t)w < sizeof b->s - b->n, "test module too long");
-    b->n += (size_t)w;
-}
+/* ---- helpers ---------------------------------------------------------------- */
 
 static bir_module *load(const char *text)
 {

@@ -30,6 +30,7 @@
 
 #include "sballoc/verify.h"
 #include "sbuf/sbuf.h"
+#include "textbuf.h"
 
 enum { CASES = 3000, MAX_T = 6, CAP = 256, ALIGN = 32, MAX_INSTS = 64, BUDGET = 200000 };
 /* The allocator's exact packer, when it runs, gets this many work units. */
@@ -60,22 +61,6 @@ typedef struct gen_case {
     uint32_t ninsts;
     uint32_t loop_lo, loop_hi; /* instructions [lo, hi) in the loop; lo == hi: none */
 } gen_case;
-
-typedef struct buf {
-    char s[65536];
-    size_t n;
-} buf;
-
-static void put(buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(buf *b, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int k = vsnprintf(b->s + b->n, sizeof b->s - b->n, fmt, ap);
-    va_end(ap);
-    cr_assert(k >= 0 && b->n + (size_t)k < sizeof b->s, "case text too long");
-    b->n += (size_t)k;
-}
 
 static void ap_of(char *out, size_t size, const gen_case *g, const char *prefix, uint32_t t)
 {
