@@ -137,22 +137,22 @@ static sba_status run_passes(fx *f, int upto)
     sb_ctx *c = &f->c;
     RUN(bir_validate_module(f->m, &f->err));
     RUN(bir_linearize(c->fn, &c->ar, &c->lin, c->err));
-    RUN(renumber_locations(c));
-    RUN(memloc_split(c));
+    RUN(sb_renumber_locations(c));
+    RUN(sb_memloc_split(c));
     sba_arena_free(&c->ar);
     sba_arena_init(&c->ar, NULL);
     RUN(bir_linearize(c->fn, &c->ar, &c->lin, c->err));
-    RUN(renumber_locations(c));
-    RUN(find_partners(c));
+    RUN(sb_renumber_locations(c));
+    RUN(sb_find_partners(c));
     if (upto == TO_PARTNERS) return SBA_OK;
-    RUN(find_first_defs(c));
-    RUN(find_last_uses(c));
-    RUN(find_loads(c));
+    RUN(sb_find_first_defs(c));
+    RUN(sb_find_last_uses(c));
+    RUN(sb_find_loads(c));
     if (upto == TO_ANCHORS) return SBA_OK;
-    RUN(live_range(c));
-    RUN(create_eintervals(c));
+    RUN(sb_live_range(c));
+    RUN(sb_create_eintervals(c));
     if (upto == TO_LIVE) return SBA_OK;
-    return build(c);
+    return sb_build(c);
 }
 
 static void front(fx *f, const char *text, int upto)
@@ -1040,7 +1040,7 @@ Test(geometry, vertical_impact_zero_iff_disjoint_bands)
         }
 }
 
-/* impact(i, j) = vi[H(j)][H(i)] × (units(i) + units(j) − 1), in 32-byte units:
+/* sb_impact(i, j) = vi[H(j)][H(i)] × (units(i) + units(j) − 1), in 32-byte units:
  * a full-height j (class 8) denies a quarter node i (class 0) in all 4
  * bands; disjoint pre-placed quarters deny nothing. */
 Test(geometry, impact_values)
@@ -1058,12 +1058,12 @@ Test(geometry, impact_values)
           TO_BUILD);
     uint32_t q = id(&f, "q"), full = id(&f, "full"), q0 = id(&f, "q0"), q1 = id(&f, "q1");
     /* units: q 64 B = 2, full 256 B = 8, q0 2, q1 32 B = 1 */
-    cr_assert_eq(impact(&f.c, q, full), 4 * (2 + 8 - 1));
-    cr_assert_eq(impact(&f.c, full, q), 1 * (8 + 2 - 1));
-    cr_assert_eq(impact(&f.c, q, q0), 1 * (2 + 2 - 1));
-    cr_assert_eq(impact(&f.c, q0, q1), 0, "disjoint quarters");
-    cr_assert_eq(impact(&f.c, q1, q0), 0);
-    cr_assert_eq(impact(&f.c, full, q1), 1 * (8 + 1 - 1));
+    cr_assert_eq(sb_impact(&f.c, q, full), 4 * (2 + 8 - 1));
+    cr_assert_eq(sb_impact(&f.c, full, q), 1 * (8 + 2 - 1));
+    cr_assert_eq(sb_impact(&f.c, q, q0), 1 * (2 + 2 - 1));
+    cr_assert_eq(sb_impact(&f.c, q0, q1), 0, "disjoint quarters");
+    cr_assert_eq(sb_impact(&f.c, q1, q0), 0);
+    cr_assert_eq(sb_impact(&f.c, full, q1), 1 * (8 + 1 - 1));
     fx_free(&f);
 }
 
@@ -1081,12 +1081,12 @@ Test(geometry, possible_placements_per_height)
                   INS("e", "DMALoad", AP("x200", 64, 200), AP("h1", 64, 200))),
           TO_BUILD);
     /* 1024 / 32 = 32 units */
-    cr_assert_eq(possible_placements(&f.c, id(&f, "q")), 4 * (32 - 2 + 1));
-    cr_assert_eq(possible_placements(&f.c, id(&f, "h")), 2 * (32 - 2 + 1));
-    cr_assert_eq(possible_placements(&f.c, id(&f, "full")), 1 * (32 - 8 + 1));
-    cr_assert_eq(possible_placements(&f.c, id(&f, "q2")), 1 * (32 - 1 + 1));
+    cr_assert_eq(sb_possible_placements(&f.c, id(&f, "q")), 4 * (32 - 2 + 1));
+    cr_assert_eq(sb_possible_placements(&f.c, id(&f, "h")), 2 * (32 - 2 + 1));
+    cr_assert_eq(sb_possible_placements(&f.c, id(&f, "full")), 1 * (32 - 8 + 1));
+    cr_assert_eq(sb_possible_placements(&f.c, id(&f, "q2")), 1 * (32 - 1 + 1));
     /* 800 bytes: 25 units */
-    cr_assert_eq(possible_placements(&f.c, id(&f, "h1")), 1 * (32 - 25 + 1));
+    cr_assert_eq(sb_possible_placements(&f.c, id(&f, "h1")), 1 * (32 - 25 + 1));
     fx_free(&f);
 }
 
@@ -1207,7 +1207,7 @@ Test(build, interference_is_time_overlap_only)
           TO_BUILD);
     uint32_t p = id(&f, "p"), q = id(&f, "q"), s = id(&f, "s"), t = id(&f, "t");
     cr_assert(sb_interferes(&f.c, p, q));
-    cr_assert_eq(impact(&f.c, p, q), 0);
+    cr_assert_eq(sb_impact(&f.c, p, q), 0);
     cr_assert_not(sb_interferes(&f.c, s, t));
     cr_assert_not(sb_interferes(&f.c, p, s));
     cr_assert_eq(f.c.edges, 1);

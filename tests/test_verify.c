@@ -263,9 +263,9 @@ Test(verify, ownership_map_matches_brute_force)
     sba_arena ar;
     sba_arena_init(&ar, NULL);
     vpool pool;
-    vpool_init(&pool, &ar);
+    sba_vpool_init(&pool, &ar);
     vspace sp;
-    cr_assert(vspace_init(&sp, &pool, 0, BYTES, PARTS, 7, PAGE));
+    cr_assert(sba_vspace_init(&sp, &pool, 0, BYTES, PARTS, 7, PAGE));
     static uint32_t cells[PARTS * BYTES];
     for (int i = 0; i < PARTS * BYTES; i++) cells[i] = 7;
     uint64_t seed = 0x9e3779b97f4a7c15ull;
@@ -273,13 +273,13 @@ Test(verify, ownership_map_matches_brute_force)
         uint32_t p0 = rng_next(&seed) % PARTS, p1 = p0 + 1 + rng_next(&seed) % (PARTS - p0);
         int64_t x0 = rng_next(&seed) % BYTES, x1 = x0 + 1 + rng_next(&seed) % (BYTES - x0);
         uint32_t val = 1 + rng_next(&seed) % 5; /* few values: merges happen */
-        cr_assert(vspace_write(&sp, &pool, p0, p1, x0, x1, val, 0));
+        cr_assert(sba_vspace_write(&sp, &pool, p0, p1, x0, x1, val, 0));
         for (uint32_t p = p0; p < p1; p++)
             for (int64_t x = x0; x < x1; x++) cells[p * BYTES + x] = val;
         uint32_t q0 = rng_next(&seed) % PARTS, q1 = q0 + 1 + rng_next(&seed) % (PARTS - q0);
         int64_t y0 = rng_next(&seed) % BYTES, y1 = y0 + 1 + rng_next(&seed) % (BYTES - y0);
         brute_scan b = {cells, BYTES, 0, true};
-        vspace_scan(&sp, q0, q1, y0, y1, compare_piece, &b);
+        sba_vspace_scan(&sp, q0, q1, y0, y1, compare_piece, &b);
         cr_assert(b.ok, "round %u: the map disagrees with the byte array", r);
         cr_assert_eq(b.covered, (uint64_t)(q1 - q0) * (uint64_t)(y1 - y0), "round %u: pieces do not tile", r);
     }
@@ -290,7 +290,7 @@ Test(verify, ownership_map_matches_brute_force)
         for (uint32_t p = 0; p < PARTS && !differs; p++) differs = cells[p * BYTES + x] != cells[p * BYTES + x - 1];
         distinct += differs;
     }
-    cr_assert_leq(vspace_segments(&sp), distinct);
+    cr_assert_leq(sba_vspace_segments(&sp), distinct);
     sba_arena_free(&ar);
 }
 

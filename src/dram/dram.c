@@ -72,7 +72,7 @@ typedef struct dctx {
 
 static int64_t round_up(int64_t x, int64_t a) { return (x + a - 1) / a * a; }
 
-bool dram_is_scratch(const bir_location *loc)
+bool sba_dram_is_scratch(const bir_location *loc)
 {
     uint32_t k = loc->set->kind;
     if (loc->type != BIR_MEM_DRAM) return false;
@@ -147,8 +147,8 @@ static sba_status make_items(dctx *c)
             bir_location *loc = c->locs[i];
             members[nm++] = loc;
             accessed |= loc->storage.nreaders + loc->storage.nwriters > 0;
-            if (!dram_is_scratch(loc) && !outside) outside = loc;
-            if (dram_is_scratch(loc) && loc->addr != BIR_NO_ADDR) {
+            if (!sba_dram_is_scratch(loc) && !outside) outside = loc;
+            if (sba_dram_is_scratch(loc) && loc->addr != BIR_NO_ADDR) {
                 if (fixed && fixed->addr != loc->addr)
                     return sba_err(c->err, SBA_ERR_MODEL, "must-alias DRAM locations \"%s\" and \"%s\" are "
                                    "pre-placed at different addresses (%lld and %lld)", fixed->name, loc->name,
@@ -164,7 +164,7 @@ static sba_status make_items(dctx *c)
         if (!accessed) continue;
         if (outside) {
             for (uint32_t i = 0; i < nm; i++)
-                if (members[i] != outside && dram_is_scratch(members[i]))
+                if (members[i] != outside && sba_dram_is_scratch(members[i]))
                     dlog(c, "dram %s: must-aliases %s, which is not scratch: not placed", members[i]->name,
                          outside->name);
             continue;
@@ -295,7 +295,7 @@ static void commit(dctx *c, sba_function_report *rep)
     if (rep) rep->dram_placed = placed;
 }
 
-sba_status dram_allocate(bir_function *fn, const sba_alloc_options *o, sba_function_report *rep,
+sba_status sba_dram_allocate(bir_function *fn, const sba_alloc_options *o, sba_function_report *rep,
                          sba_error *err)
 {
     dctx c = {.fn = fn, .o = o, .err = err, .page = o->dram_page > 0 ? o->dram_page : SBA_DEFAULT_DRAM_PAGE};

@@ -498,7 +498,7 @@ static void commit(pctx *c, sba_function_report *rep)
     }
 }
 
-sba_status psum_allocate(bir_function *fn, const sba_target *t, const sba_alloc_options *o,
+sba_status sba_psum_allocate(bir_function *fn, const sba_target *t, const sba_alloc_options *o,
                          sba_function_report *rep, sba_error *err)
 {
     pctx c = {.fn = fn, .t = t, .o = o, .err = err, .bank_bytes = t->psum_bank_bytes,

@@ -16,7 +16,7 @@
  * larger than a bank, the blocks cannot be laid out, or the tiles live at
  * some point cannot be placed, SBA_ERR_MODEL for a bad pre-placement.
  * Scratch memory is its own arena. */
-sba_status psum_allocate(bir_function *fn, const sba_target *t, const sba_alloc_options *o,
+sba_status sba_psum_allocate(bir_function *fn, const sba_target *t, const sba_alloc_options *o,
                          sba_function_report *rep, sba_error *err);
 
 #endif

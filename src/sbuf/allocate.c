@@ -79,7 +79,7 @@ static void dump_nodes(sb_ctx *c)
         sb_log(c, "node %u %s: %lld partitions x %lld bytes (liveN %lld x %lld), height %u, band %u, k %lld%s%s",
                i, nd->loc->name, (long long)nd->partitions, (long long)nd->bytes, (long long)nd->live_n,
                (long long)nd->bytes_per_block, nd->height, nd->band_width,
-               (long long)possible_placements(c, i), nd->precoloured ? ", precoloured" : "",
+               (long long)sb_possible_placements(c, i), nd->precoloured ? ", precoloured" : "",
                nd->rep != i ? ", partner" : "");
     }
 }
@@ -195,14 +195,14 @@ static bool evict_for(sb_ctx *c, uint32_t v)
 static sba_status front_half(sb_ctx *c)
 {
     PHASE(c, SBA_PHASE_RENUMBER, bir_linearize(c->fn, &c->ar, &c->lin, c->err));
-    PHASE(c, SBA_PHASE_RENUMBER, renumber_locations(c));
-    PHASE(c, SBA_PHASE_PARTNERS, find_partners(c));
-    PHASE(c, SBA_PHASE_ANCHORS, find_first_defs(c));
-    PHASE(c, SBA_PHASE_ANCHORS, find_last_uses(c));
-    PHASE(c, SBA_PHASE_ANCHORS, find_loads(c));
-    PHASE(c, SBA_PHASE_LIVE, live_range(c));
-    PHASE(c, SBA_PHASE_LIVE, create_eintervals(c));
-    PHASE(c, SBA_PHASE_BUILD, build(c));
+    PHASE(c, SBA_PHASE_RENUMBER, sb_renumber_locations(c));
+    PHASE(c, SBA_PHASE_PARTNERS, sb_find_partners(c));
+    PHASE(c, SBA_PHASE_ANCHORS, sb_find_first_defs(c));
+    PHASE(c, SBA_PHASE_ANCHORS, sb_find_last_uses(c));
+    PHASE(c, SBA_PHASE_ANCHORS, sb_find_loads(c));
+    PHASE(c, SBA_PHASE_LIVE, sb_live_range(c));
+    PHASE(c, SBA_PHASE_LIVE, sb_create_eintervals(c));
+    PHASE(c, SBA_PHASE_BUILD, sb_build(c));
     if (sb_dumping(c, SBA_DUMP_NODES)) dump_nodes(c);
     return c->ar.failed ? sba_err(c->err, SBA_ERR_NOMEM, "out of memory") : SBA_OK;
 }
@@ -210,8 +210,8 @@ static sba_status front_half(sb_ctx *c)
 static sba_status setup(sb_ctx *c)
 {
     PHASE(c, SBA_PHASE_RENUMBER, bir_linearize(c->fn, &c->ar, &c->lin, c->err));
-    PHASE(c, SBA_PHASE_RENUMBER, renumber_locations(c));
-    PHASE(c, SBA_PHASE_SPLIT, memloc_split(c));
+    PHASE(c, SBA_PHASE_RENUMBER, sb_renumber_locations(c));
+    PHASE(c, SBA_PHASE_SPLIT, sb_memloc_split(c));
     return SBA_OK;
 }
 
@@ -236,25 +236,25 @@ static sba_status allocate_function(sb_ctx *c, bool analyze_only)
         c->rep->iterations = c->iteration + 1;
         uint32_t *order = sba_arena_array(&c->ar, (size_t)c->n + 1, sizeof *order), norder = 0;
         if (!order) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory");
-        PHASE(c, SBA_PHASE_COSTS, find_costs(c));
+        PHASE(c, SBA_PHASE_COSTS, sb_find_costs(c));
         double t0 = now();
         if (c->o->strategy == SBA_STRATEGY_BEST_FIT) {
-            order_best_fit(c, order, &norder);
+            sb_order_best_fit(c, order, &norder);
         } else if (c->o->strategy == SBA_STRATEGY_GREEDY_SIZE) {
-            order_greedy_size(c, order, &norder);
+            sb_order_greedy_size(c, order, &norder);
         } else {
             c->rule = SB_RULE_LOWEST;
-            st = simplify(c, order, &norder);
+            st = sb_simplify(c, order, &norder);
             if (st != SBA_OK) return st;
         }
         c->rep->seconds[SBA_PHASE_SIMPLIFY] += now() - t0;
         t0 = now();
-        uint32_t failed = select_nodes(c, order, norder);
+        uint32_t failed = sb_select_nodes(c, order, norder);
         c->rep->seconds[SBA_PHASE_SELECT] += now() - t0;
         if (c->ar.failed) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory");
         if (failed && c->lower_bound <= c->t->sbuf_bytes && c->search_left > 0) {
             t0 = now();
-            bool packed = search_packing(c);
+            bool packed = sb_search_packing(c);
             c->rep->seconds[SBA_PHASE_SEARCH] += now() - t0;
             if (packed) failed = 0;
         }
@@ -270,7 +270,7 @@ static sba_status allocate_function(sb_ctx *c, bool analyze_only)
         if (c->iteration + 1 >= max_iter)
             return sba_err(c->err, SBA_ERR_ALLOC, "cannot allocate function \"%s\" in SB: still spilling after %u "
                            "iterations", c->fn->name, max_iter);
-        PHASE(c, SBA_PHASE_SPILL, insert_spill_code(c));
+        PHASE(c, SBA_PHASE_SPILL, sb_insert_spill_code(c));
         st = bir_validate_function(c->fn, c->t, c->err);
     }
     return st;
@@ -305,14 +305,14 @@ static sba_status run(bir_module *m, const sba_alloc_options *o, sba_alloc_repor
          * touches no PSUM tile, so its placements stay valid). */
         if (!analyze_only) {
             double t0 = now();
-            st = psum_allocate(c.fn, t, o, fr, err);
+            st = sba_psum_allocate(c.fn, t, o, fr, err);
             fr->seconds[SBA_PHASE_PSUM] += now() - t0;
         }
         if (st == SBA_OK) st = allocate_function(&c, analyze_only);
         /* DRAM last: the spill homes SBUF made are placed with the internal tensors. */
         if (st == SBA_OK && !analyze_only) {
             double t0 = now();
-            st = dram_allocate(c.fn, o, fr, err);
+            st = sba_dram_allocate(c.fn, o, fr, err);
             fr->seconds[SBA_PHASE_DRAM] += now() - t0;
         }
         sba_arena_free(&c.ar);

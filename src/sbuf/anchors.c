@@ -20,7 +20,7 @@
 
 static uint32_t point(const sb_ctx *c, const bir_inst *in) { return c->lin.point_of[in->index]; }
 
-sba_status find_first_defs(sb_ctx *c)
+sba_status sb_find_first_defs(sb_ctx *c)
 {
     for (uint32_t r = 0; r < c->n; r++) {
         sb_node *nd = &c->info[r];
@@ -40,7 +40,7 @@ sba_status find_first_defs(sb_ctx *c)
     return SBA_OK;
 }
 
-sba_status find_last_uses(sb_ctx *c)
+sba_status sb_find_last_uses(sb_ctx *c)
 {
     for (uint32_t r = 0; r < c->n; r++) {
         sb_node *nd = &c->info[r];
@@ -70,7 +70,7 @@ static bool same_pattern(const bir_operand *x, const bir_operand *y)
     return true;
 }
 
-sba_status find_loads(sb_ctx *c)
+sba_status sb_find_loads(sb_ctx *c)
 {
     uint32_t loads = 0;
     for (uint32_t r = 0; r < c->n; r++) {

@@ -1,7 +1,7 @@
 /* build: the interference graph and the SB pressure profile.
  *
  * Two nodes interfere iff their live intervals overlap in time; geometry is
- * not in the edge but in impact(). The graph has the seed's two
+ * not in the edge but in sb_impact(). The graph has the seed's two
  * representations: the triangular bit matrix (bit lo + hi²/2, (n²+15)/16 bytes)
  * for O(1) membership, kept only up to SB_MATRIX_MAX nodes (8,192: 4 MiB),
  * since at 100k nodes it would take 625 MB; and adjacency lists in one
@@ -184,7 +184,7 @@ static sba_status check_preplaced(sb_ctx *c)
     return SBA_OK;
 }
 
-sba_status build(sb_ctx *c)
+sba_status sb_build(sb_ctx *c)
 {
     sb_log(c, "build interference graph");
     uint32_t np = c->lin.npoints + 1, nrep = 0;
@@ -225,7 +225,7 @@ sba_status build(sb_ctx *c)
                 uint32_t j = c->info[i].adj[k];
                 if (j > i)
                     sb_log(c, "edge %s -- %s impact %lld/%lld", c->info[i].loc->name, c->info[j].loc->name,
-                           (long long)impact(c, i, j), (long long)impact(c, j, i));
+                           (long long)sb_impact(c, i, j), (long long)sb_impact(c, j, i));
             }
     return pressure(c);
 }

@@ -55,7 +55,7 @@ static int64_t access_bytes(const bir_inst *in, const bir_operand *op)
     return (fp.part_hi - fp.part_lo) * (fp.byte_hi - fp.byte_lo);
 }
 
-sba_status find_costs(sb_ctx *c)
+sba_status sb_find_costs(sb_ctx *c)
 {
     for (uint32_t r = 0; r < c->n; r++) {
         sb_node *nd = &c->info[r];

@@ -1,5 +1,5 @@
 /* Geometry of the 2-D colourer: height classes, the vertical impact table,
- * impact() and possible_placements().
+ * sb_impact() and sb_possible_placements().
  *
  * Height classes (seed 000; band-base count {3,3,3,3,3,2,2,2,1} is the last
  * band index, the divisor {32,32,32,32,32,64,64,64,128} the band width):
@@ -10,9 +10,9 @@
  * one placement of a class-a node overlaps; it is derived from the bands here,
  * not tabulated by hand (docs/passes.md prints it).
  *
- * impact(i, j) = vi[H(j)][H(i)] × (units(i) + units(j) − 1): in one band, a
+ * sb_impact(i, j) = vi[H(j)][H(i)] × (units(i) + units(j) − 1): in one band, a
  * placed j blocks at most units(i)+units(j)−1 aligned offsets of i, so the sum
- * over neighbours bounds the placements they deny. possible_placements(i) =
+ * over neighbours bounds the placements they deny. sb_possible_placements(i) =
  * bands(H(i)) × (capacity units − units(i) + 1) is i's colour count k. */
 #include "sbuf/sbuf.h"
 
@@ -95,14 +95,14 @@ int64_t sb_units(const sb_ctx *c, int64_t bytes)
     return (bytes + a - 1) / a;
 }
 
-int64_t impact(const sb_ctx *c, uint32_t i, uint32_t j)
+int64_t sb_impact(const sb_ctx *c, uint32_t i, uint32_t j)
 {
     const sb_node *ni = &c->info[i], *nj = &c->info[j];
     return (int64_t)sb_vertical_impact(nj->height, ni->height) *
            (sb_units(c, ni->bytes) + sb_units(c, nj->bytes) - 1);
 }
 
-int64_t possible_placements(const sb_ctx *c, uint32_t i)
+int64_t sb_possible_placements(const sb_ctx *c, uint32_t i)
 {
     const sb_node *ni = &c->info[i];
     int64_t cap = c->t->sbuf_bytes / c->t->sbuf_align;

@@ -136,7 +136,7 @@ static sba_status node_live_range(sb_ctx *c, bir_live_scratch *ls, uint32_t r)
     return SBA_OK;
 }
 
-sba_status live_range(sb_ctx *c)
+sba_status sb_live_range(sb_ctx *c)
 {
     bir_live_scratch ls;
     if (!bir_live_scratch_init(&ls, &c->lin, &c->ar)) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory");
@@ -158,7 +158,7 @@ sba_status live_range(sb_ctx *c)
     return SBA_OK;
 }
 
-sba_status create_eintervals(sb_ctx *c)
+sba_status sb_create_eintervals(sb_ctx *c)
 {
     uint64_t total = 0;
     for (uint32_t r = 0; r < c->n; r++)

@@ -99,7 +99,7 @@ static sba_status split_node(sb_ctx *c, sb_node *nd, uint32_t *clones)
     return SBA_OK;
 }
 
-sba_status memloc_split(sb_ctx *c)
+sba_status sb_memloc_split(sb_ctx *c)
 {
     uint32_t clones = 0;
     for (uint32_t i = 0; i < c->n; i++) {

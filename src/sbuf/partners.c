@@ -132,7 +132,7 @@ static void pair_for(sb_ctx *c, bir_inst *in)
     }
 }
 
-sba_status find_partners(sb_ctx *c)
+sba_status sb_find_partners(sb_ctx *c)
 {
     sb_log(c, "find partners");
     uint32_t groups = 0, members = 0;

@@ -28,7 +28,7 @@ static sba_status bad_base(sb_ctx *c, const bir_location *loc, const sb_node *nd
                    (long long)nd->partitions, allowed);
 }
 
-sba_status renumber_locations(sb_ctx *c)
+sba_status sb_renumber_locations(sb_ctx *c)
 {
     bir_function *fn = c->fn;
     uint32_t n = 0;

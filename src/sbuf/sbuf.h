@@ -106,29 +106,29 @@ uint32_t sb_height_class(int64_t p, int32_t base);
 uint32_t sb_height_for_mask(int64_t p, uint32_t mask);
 uint32_t sb_vertical_impact(uint32_t hj, uint32_t hi);
 int64_t sb_units(const sb_ctx *c, int64_t bytes);
-int64_t impact(const sb_ctx *c, uint32_t i, uint32_t j);
-int64_t possible_placements(const sb_ctx *c, uint32_t i);
+int64_t sb_impact(const sb_ctx *c, uint32_t i, uint32_t j);
+int64_t sb_possible_placements(const sb_ctx *c, uint32_t i);
 
 /* ---- renumber.c -------------------------------------------------------- */
-sba_status renumber_locations(sb_ctx *c);
+sba_status sb_renumber_locations(sb_ctx *c);
 
 /* ---- memloc_split.c ---------------------------------------------------- */
-sba_status memloc_split(sb_ctx *c);
+sba_status sb_memloc_split(sb_ctx *c);
 
 /* ---- partners.c -------------------------------------------------------- */
-sba_status find_partners(sb_ctx *c);
+sba_status sb_find_partners(sb_ctx *c);
 
 /* ---- anchors.c: the def/use anchors and plain loads -------------------- */
-sba_status find_first_defs(sb_ctx *c);
-sba_status find_last_uses(sb_ctx *c);
-sba_status find_loads(sb_ctx *c);
+sba_status sb_find_first_defs(sb_ctx *c);
+sba_status sb_find_last_uses(sb_ctx *c);
+sba_status sb_find_loads(sb_ctx *c);
 
 /* ---- live_range.c ------------------------------------------------------ */
-sba_status live_range(sb_ctx *c);
-sba_status create_eintervals(sb_ctx *c);
+sba_status sb_live_range(sb_ctx *c);
+sba_status sb_create_eintervals(sb_ctx *c);
 
 /* ---- build.c ----------------------------------------------------------- */
-sba_status build(sb_ctx *c);
+sba_status sb_build(sb_ctx *c);
 /* The triangular bit index of the pair (lo, hi), lo < hi: lo + hi²/2. */
 uint64_t sb_bit_index(uint32_t a, uint32_t b);
 bool sb_interferes(const sb_ctx *c, uint32_t a, uint32_t b);
@@ -136,29 +136,29 @@ bool sb_interferes(const sb_ctx *c, uint32_t a, uint32_t b);
 /* ---- costs.c ----------------------------------------------------------- */
 /* getLatency: cycles to move `bytes` bytes per partition from src to dst memory. */
 double sb_latency(uint32_t src_type, uint32_t dst_type, int64_t bytes);
-sba_status find_costs(sb_ctx *c);
+sba_status sb_find_costs(sb_ctx *c);
 
 /* ---- simplify.c -------------------------------------------------------- */
 /* Fills order[] with the colouring order (the stack popped last-in first). */
-sba_status simplify(sb_ctx *c, uint32_t *order, uint32_t *norder);
+sba_status sb_simplify(sb_ctx *c, uint32_t *order, uint32_t *norder);
 
 /* ---- select.c ---------------------------------------------------------- */
 /* Places order[] in turn; returns the number of nodes that could not be placed. */
-uint32_t select_nodes(sb_ctx *c, const uint32_t *order, uint32_t norder);
+uint32_t sb_select_nodes(sb_ctx *c, const uint32_t *order, uint32_t norder);
 /* Places node i at the best free spot given the placed nodes; false if none. */
-bool select_node(sb_ctx *c, uint32_t i);
+bool sb_select_node(sb_ctx *c, uint32_t i);
 /* The strategies that share select's placement code. */
-void order_best_fit(sb_ctx *c, uint32_t *order, uint32_t *norder);
-void order_greedy_size(sb_ctx *c, uint32_t *order, uint32_t *norder);
+void sb_order_best_fit(sb_ctx *c, uint32_t *order, uint32_t *norder);
+void sb_order_greedy_size(sb_ctx *c, uint32_t *order, uint32_t *norder);
 
 /* ---- search.c: the exact packer ---------------------------------------- */
 /* The work budget of one function's searches. */
 uint64_t sb_search_budget(const sba_alloc_options *o);
 /* Searches, exactly, for a placement of every part where select left a node
  * unplaced; true when every such part packed. */
-bool search_packing(sb_ctx *c);
+bool sb_search_packing(sb_ctx *c);
 
 /* ---- spill.c ----------------------------------------------------------- */
-sba_status insert_spill_code(sb_ctx *c);
+sba_status sb_insert_spill_code(sb_ctx *c);
 
 #endif

@@ -786,7 +786,7 @@ static const struct {
 };
 enum { PLAN_LEN = sizeof PLAN / sizeof PLAN[0] };
 
-bool search_packing(sb_ctx *c)
+bool sb_search_packing(sb_ctx *c)
 {
     /* Parts: representatives sorted by start; a part ends where the live set empties. */
     uint32_t *ids = sba_arena_array(&c->ar, (size_t)c->n + 1, sizeof *ids), m = 0;

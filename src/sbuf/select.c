@@ -61,7 +61,7 @@ static bool spot_in_band(sb_ctx *c, uint32_t i, int32_t base, int64_t *addr, int
     return found;
 }
 
-bool select_node(sb_ctx *c, uint32_t i)
+bool sb_select_node(sb_ctx *c, uint32_t i)
 {
     sb_node *nd = &c->info[i];
     if (nd->degree > c->capgaps) {
@@ -96,13 +96,13 @@ bool select_node(sb_ctx *c, uint32_t i)
     return true;
 }
 
-uint32_t select_nodes(sb_ctx *c, const uint32_t *order, uint32_t norder)
+uint32_t sb_select_nodes(sb_ctx *c, const uint32_t *order, uint32_t norder)
 {
     uint32_t failed = 0;
     for (uint32_t k = 0; k < norder; k++) {
         sb_node *nd = &c->info[order[k]];
         if (nd->placed) continue;
-        nd->spill = !select_node(c, order[k]);
+        nd->spill = !sb_select_node(c, order[k]);
         failed += nd->spill;
     }
     sb_log(c, "select: %u placed, %u to spill", norder - failed, failed);
@@ -151,13 +151,13 @@ static void order_by_size(sb_ctx *c, uint32_t *order, uint32_t *norder)
     for (uint32_t k = 0; k < *norder; k++) order[k] = keys[k].id;
 }
 
-void order_best_fit(sb_ctx *c, uint32_t *order, uint32_t *norder)
+void sb_order_best_fit(sb_ctx *c, uint32_t *order, uint32_t *norder)
 {
     order_by_size(c, order, norder);
     c->rule = SB_RULE_BEST_FIT;
 }
 
-void order_greedy_size(sb_ctx *c, uint32_t *order, uint32_t *norder)
+void sb_order_greedy_size(sb_ctx *c, uint32_t *order, uint32_t *norder)
 {
     order_by_size(c, order, norder);
     c->rule = SB_RULE_LOWEST;

@@ -1,8 +1,8 @@
 /* simplify: Chaitin-Briggs simplification with the generalized
  * significant-degree test.
  *
- * A node is trivially colourable when Σ impact(i, j) over its neighbours still
- * in the graph is below its colour count k(i) = possible_placements(i): then
+ * A node is trivially colourable when Σ sb_impact(i, j) over its neighbours still
+ * in the graph is below its colour count k(i) = sb_possible_placements(i): then
  * some (band, offset) is free whatever they do. Such nodes are removed first
  * (a worklist); when none is left, the node with the least cost/degree² is
  * removed anyway and pushed optimistically (Briggs): select may still place it.
@@ -66,7 +66,7 @@ static double metric(const sb_node *nd, uint32_t degree)
     return nd->cost / (d * d);
 }
 
-sba_status simplify(sb_ctx *c, uint32_t *order, uint32_t *norder)
+sba_status sb_simplify(sb_ctx *c, uint32_t *order, uint32_t *norder)
 {
     uint32_t n = c->n;
     int64_t *sums = sba_arena_array(&c->ar, (size_t)n + 1, sizeof *sums);
@@ -86,8 +86,8 @@ sba_status simplify(sb_ctx *c, uint32_t *order, uint32_t *norder)
             continue;
         }
         left++;
-        k[i] = possible_placements(c, i);
-        for (uint32_t a = 0; a < nd->degree; a++) sums[i] += impact(c, i, nd->adj[a]);
+        k[i] = sb_possible_placements(c, i);
+        for (uint32_t a = 0; a < nd->degree; a++) sums[i] += sb_impact(c, i, nd->adj[a]);
         deg[i] = nd->degree;
     }
     for (uint32_t i = 0; i < n; i++) {
@@ -126,7 +126,7 @@ sba_status simplify(sb_ctx *c, uint32_t *order, uint32_t *norder)
         for (uint32_t a = 0; a < nv->degree; a++) {
             uint32_t j = nv->adj[a];
             if (state[j] == 2) continue;
-            sums[j] -= impact(c, j, v);
+            sums[j] -= sb_impact(c, j, v);
             deg[j]--;
             if (state[j] == 0 && sums[j] < k[j]) {
                 state[j] = 1;

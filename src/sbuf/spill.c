@@ -212,7 +212,7 @@ static sba_status rebuild_block(spill_state *s, bir_block *b)
     return bir_block_set_insts(c->fn, b, v, n, c->err);
 }
 
-sba_status insert_spill_code(sb_ctx *c)
+sba_status sb_insert_spill_code(sb_ctx *c)
 {
     bir_function *fn = c->fn;
     uint32_t ni = fn->ninsts;

@@ -192,13 +192,13 @@ static bool page_write(const vspace *s, vpool *pool, uint32_t p, uint32_t p0, ui
 
 /* ---- entry points ------------------------------------------------------ */
 
-void vpool_init(vpool *pool, sba_arena *ar)
+void sba_vpool_init(vpool *pool, sba_arena *ar)
 {
     memset(pool, 0, sizeof *pool);
     pool->ar = ar;
 }
 
-bool vspace_init(vspace *s, vpool *pool, int64_t lo, int64_t hi, uint32_t nparts, uint32_t init_val,
+bool sba_vspace_init(vspace *s, vpool *pool, int64_t lo, int64_t hi, uint32_t nparts, uint32_t init_val,
                  int64_t page_bytes)
 {
     memset(s, 0, sizeof *s);
@@ -214,7 +214,7 @@ bool vspace_init(vspace *s, vpool *pool, int64_t lo, int64_t hi, uint32_t nparts
     return s->pages != NULL;
 }
 
-bool vspace_write(vspace *s, vpool *pool, uint32_t p0, uint32_t p1, int64_t x0, int64_t x1, uint32_t val,
+bool sba_vspace_write(vspace *s, vpool *pool, uint32_t p0, uint32_t p1, int64_t x0, int64_t x1, uint32_t val,
                   uint32_t by)
 {
     if (p0 >= p1 || x0 >= x1) return true;
@@ -227,7 +227,7 @@ bool vspace_write(vspace *s, vpool *pool, uint32_t p0, uint32_t p1, int64_t x0, 
     return true;
 }
 
-int vspace_scan(const vspace *s, uint32_t p0, uint32_t p1, int64_t x0, int64_t x1, vspace_visit visit,
+int sba_vspace_scan(const vspace *s, uint32_t p0, uint32_t p1, int64_t x0, int64_t x1, vspace_visit visit,
                 void *ud)
 {
     if (p0 >= p1 || x0 >= x1) return 0;
@@ -262,7 +262,7 @@ int vspace_scan(const vspace *s, uint32_t p0, uint32_t p1, int64_t x0, int64_t x
     return 0;
 }
 
-uint64_t vspace_segments(const vspace *s)
+uint64_t sba_vspace_segments(const vspace *s)
 {
     uint64_t n = 0;
     for (uint32_t p = 0; p < s->npages; p++) n += s->pages[p].n ? s->pages[p].n : 1;
@@ -285,13 +285,13 @@ static uint64_t key_hash(vkey k) { return mix(k.a ^ mix((uint64_t)k.b)); }
 
 static bool key_eq(vkey x, vkey y) { return x.a == y.a && x.b == y.b; }
 
-void vmap_init(vmap *m, sba_arena *ar)
+void sba_vmap_init(vmap *m, sba_arena *ar)
 {
     memset(m, 0, sizeof *m);
     m->ar = ar;
 }
 
-bool vmap_get(const vmap *m, vkey k, uint32_t *v)
+bool sba_vmap_get(const vmap *m, vkey k, uint32_t *v)
 {
     if (!m->cap) return false;
     for (uint64_t i = key_hash(k) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
@@ -321,7 +321,7 @@ static bool vmap_grow(vmap *m)
     return true;
 }
 
-bool vmap_put(vmap *m, vkey k, uint32_t v)
+bool sba_vmap_put(vmap *m, vkey k, uint32_t v)
 {
     if ((m->n + 1) * 4 > m->cap * 3 && !vmap_grow(m)) return false;
     for (uint64_t i = key_hash(k) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {

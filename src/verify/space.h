@@ -63,27 +63,27 @@ typedef struct vpiece {
     uint32_t val, by;
 } vpiece;
 
-void vpool_init(vpool *pool, sba_arena *ar);
+void sba_vpool_init(vpool *pool, sba_arena *ar);
 
 /* A space over bytes [lo, hi) of nparts partitions, all holding init_val.
  * page_bytes <= 0 makes one page of the whole range. False when out of memory. */
-bool vspace_init(vspace *s, vpool *pool, int64_t lo, int64_t hi, uint32_t nparts, uint32_t init_val,
+bool sba_vspace_init(vspace *s, vpool *pool, int64_t lo, int64_t hi, uint32_t nparts, uint32_t init_val,
                  int64_t page_bytes);
 
 /* Sets partitions [p0, p1) x bytes [x0, x1) to (val, by). The rectangle must
  * lie inside the space. False when out of memory. */
-bool vspace_write(vspace *s, vpool *pool, uint32_t p0, uint32_t p1, int64_t x0, int64_t x1,
+bool sba_vspace_write(vspace *s, vpool *pool, uint32_t p0, uint32_t p1, int64_t x0, int64_t x1,
                   uint32_t val, uint32_t by);
 
 /* Calls visit for every uniform piece of partitions [p0, p1) x bytes [x0, x1),
  * in byte order, then partition order within a segment. Stops and returns the
  * first non-zero result of visit; 0 when every piece was visited. */
 typedef int (*vspace_visit)(void *ud, const vpiece *pc);
-int vspace_scan(const vspace *s, uint32_t p0, uint32_t p1, int64_t x0, int64_t x1, vspace_visit visit,
+int sba_vspace_scan(const vspace *s, uint32_t p0, uint32_t p1, int64_t x0, int64_t x1, vspace_visit visit,
                 void *ud);
 
 /* Segments held by the space (for reports and tests). */
-uint64_t vspace_segments(const vspace *s);
+uint64_t sba_vspace_segments(const vspace *s);
 
 /* ---- key map ----------------------------------------------------------- */
 
@@ -109,10 +109,10 @@ static inline vkey vkey_make(uint32_t tag, uint32_t index, int64_t b)
     return (vkey){((uint64_t)tag << 32) | index, b};
 }
 
-void vmap_init(vmap *m, sba_arena *ar);
+void sba_vmap_init(vmap *m, sba_arena *ar);
 /* The value of k, or false when absent. */
-bool vmap_get(const vmap *m, vkey k, uint32_t *v);
+bool sba_vmap_get(const vmap *m, vkey k, uint32_t *v);
 /* Inserts or replaces; false when out of memory. */
-bool vmap_put(vmap *m, vkey k, uint32_t v);
+bool sba_vmap_put(vmap *m, vkey k, uint32_t v);
 
 #endif

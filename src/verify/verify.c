@@ -259,9 +259,9 @@ static uint32_t entry_value(verifier *v, uint32_t set, int64_t block)
 {
     uint32_t id;
     vkey k = vkey_make(TAG_ENTRY, set, block);
-    if (vmap_get(&v->map, k, &id)) return id;
+    if (sba_vmap_get(&v->map, k, &id)) return id;
     id = new_value(v, set, block, VSPACE_NO_WRITER, 0);
-    if (!id || !vmap_put(&v->map, k, id)) return 0;
+    if (!id || !sba_vmap_put(&v->map, k, id)) return 0;
     return id;
 }
 
@@ -279,7 +279,7 @@ static vlatest *latest(verifier *v, uint32_t set, int64_t block, bool create, bo
 {
     uint32_t idx;
     vkey k = vkey_make(TAG_LATEST, set, block);
-    if (vmap_get(&v->map, k, &idx)) return &v->lat.v[idx];
+    if (sba_vmap_get(&v->map, k, &idx)) return &v->lat.v[idx];
     const vset_info *s = &v->sets[set];
     if (!create && !s->entry) return NULL;
     vlatest l = {NULL, 0, 0, set, NO_LOC, block};
@@ -291,7 +291,7 @@ static vlatest *latest(verifier *v, uint32_t set, int64_t block, bool create, bo
         }
     }
     idx = v->lat.n;
-    if (!SBA_VEC_PUSH(v->ar, &v->lat, l) || !vmap_put(&v->map, k, idx)) {
+    if (!SBA_VEC_PUSH(v->ar, &v->lat, l) || !sba_vmap_put(&v->map, k, idx)) {
         *fail = true;
         return NULL;
     }
@@ -305,11 +305,11 @@ static vlatest *class_latest(verifier *v, uint32_t cls, bool create, bool *fail)
 {
     uint32_t idx;
     vkey k = vkey_make(TAG_CLASS, cls, 0);
-    if (vmap_get(&v->map, k, &idx)) return &v->lat.v[idx];
+    if (sba_vmap_get(&v->map, k, &idx)) return &v->lat.v[idx];
     if (!create) return NULL;
     vlatest l = {NULL, 0, 0, v->locs[cls].set, NO_LOC, -1};
     idx = v->lat.n;
-    if (!SBA_VEC_PUSH(v->ar, &v->lat, l) || !vmap_put(&v->map, k, idx)) {
+    if (!SBA_VEC_PUSH(v->ar, &v->lat, l) || !sba_vmap_put(&v->map, k, idx)) {
         *fail = true;
         return NULL;
     }
@@ -344,13 +344,13 @@ static vstore storage(verifier *v, uint32_t loc, int64_t block)
         return (vstore){&v->dram[s->set->addr_space], 0, l->addr + block * s->parts * s->bpb, s->bpb};
     uint32_t idx;
     vkey k = vkey_make(TAG_PRIVATE, loc, block);
-    if (vmap_get(&v->map, k, &idx)) return (vstore){v->priv.v[idx], 0, 0, 0};
+    if (sba_vmap_get(&v->map, k, &idx)) return (vstore){v->priv.v[idx], 0, 0, 0};
     uint32_t init = 0;
     if (s->entry && !(init = entry_value(v, l->set, block))) return (vstore){NULL, 0, 0, 0};
     vspace *sp = sba_arena_alloc(v->ar, sizeof *sp);
-    if (!sp || !vspace_init(sp, &v->pool, 0, s->bpb, (uint32_t)s->parts, init, 0)) return (vstore){NULL, 0, 0, 0};
+    if (!sp || !sba_vspace_init(sp, &v->pool, 0, s->bpb, (uint32_t)s->parts, init, 0)) return (vstore){NULL, 0, 0, 0};
     idx = v->priv.n;
-    if (!SBA_VEC_PUSH(v->ar, &v->priv, sp) || !vmap_put(&v->map, k, idx)) return (vstore){NULL, 0, 0, 0};
+    if (!SBA_VEC_PUSH(v->ar, &v->priv, sp) || !sba_vmap_put(&v->map, k, idx)) return (vstore){NULL, 0, 0, 0};
     return (vstore){sp, 0, 0, 0};
 }
 
@@ -365,13 +365,13 @@ static bool store_write(verifier *v, const vstore *st, int64_t p0, int64_t p1, i
                         uint32_t val, uint32_t by)
 {
     if (st->row && x0 == 0 && x1 == st->row) /* whole rows: one contiguous range */
-        return vspace_write(st->sp, &v->pool, 0, 1, st->dx + p0 * st->row, st->dx + p1 * st->row, val, by);
+        return sba_vspace_write(st->sp, &v->pool, 0, 1, st->dx + p0 * st->row, st->dx + p1 * st->row, val, by);
     for (int64_t p = p0; st->row && p < p1; p++) {
         vstore r = store_row(st, p);
         if (!store_write(v, &r, p, p + 1, x0, x1, val, by)) return false;
     }
     if (st->row) return true;
-    return vspace_write(st->sp, &v->pool, (uint32_t)(p0 + st->dp), (uint32_t)(p1 + st->dp), x0 + st->dx,
+    return sba_vspace_write(st->sp, &v->pool, (uint32_t)(p0 + st->dp), (uint32_t)(p1 + st->dp), x0 + st->dx,
                         x1 + st->dx, val, by);
 }
 
@@ -570,7 +570,7 @@ static sba_status check_dram_location(verifier *v, uint32_t li)
         const bir_location *peer = bir_alias_peer(loc->alias[k]);
         uint32_t pi;
         if (!bir_alias_has(loc->alias[k], BIR_ALIAS_MUST) || !peer || peer->type != BIR_MEM_DRAM ||
-            !vmap_get(&v->map, vkey_make(TAG_LOC, 0, (int64_t)(uintptr_t)peer), &pi))
+            !sba_vmap_get(&v->map, vkey_make(TAG_LOC, 0, (int64_t)(uintptr_t)peer), &pi))
             continue;
         const vloc_info *q = &v->locs[pi];
         if (q->dram && peer->addr == loc->addr && peer->set->addr_space == as) continue;
@@ -813,13 +813,13 @@ static int read_block(verifier *v, uint32_t loc, int64_t block, const xgeo *g, r
     if (!st.sp) return -1;
     if (!st.row) {
         c->st = st;
-        vspace_scan(st.sp, (uint32_t)(g->p0 + st.dp), (uint32_t)(g->p1 + st.dp), g->x0 + st.dx, g->x1 + st.dx,
+        sba_vspace_scan(st.sp, (uint32_t)(g->p0 + st.dp), (uint32_t)(g->p1 + st.dp), g->x0 + st.dx, g->x1 + st.dx,
                     check_piece, c);
     }
     for (int64_t p = g->p0; st.row && p < g->p1 && !c->failed; p++) {
         c->st = store_row(&st, p);
         c->row = p;
-        vspace_scan(st.sp, 0, 1, g->x0 + c->st.dx, g->x1 + c->st.dx, check_piece, c);
+        sba_vspace_scan(st.sp, 0, 1, g->x0 + c->st.dx, g->x1 + c->st.dx, check_piece, c);
     }
     return c->failed ? 1 : 0;
 }
@@ -962,7 +962,7 @@ static sba_status copy_block(verifier *v, const vop *src, const vop *dst, const 
         vstore sv = ss.row ? store_row(&ss, p) : ss;
         int64_t p0 = ss.row ? p : g->p0, p1 = ss.row ? p + 1 : g->p1;
         v->pieces.n = 0;
-        if (vspace_scan(sv.sp, (uint32_t)(p0 + sv.dp), (uint32_t)(p1 + sv.dp), g->x0 + sv.dx, g->x1 + sv.dx,
+        if (sba_vspace_scan(sv.sp, (uint32_t)(p0 + sv.dp), (uint32_t)(p1 + sv.dp), g->x0 + sv.dx, g->x1 + sv.dx,
                         collect_piece, v))
             return nomem(v);
         for (uint32_t i = 0; i < v->pieces.n; i++) {
@@ -995,7 +995,7 @@ static uint32_t move_root(verifier *v, const vop *in, const xgeo *gi, const vop 
     vstore si = storage(v, in->loc, gi->b0), so = storage(v, out->loc, go->b0);
     if (si.dp != so.dp || si.dx != so.dx) return 0;
     uint32_t u = UINT32_MAX;
-    vspace_scan(si.sp, (uint32_t)(gi->p0 + si.dp), (uint32_t)(gi->p1 + si.dp), gi->x0 + si.dx, gi->x1 + si.dx,
+    sba_vspace_scan(si.sp, (uint32_t)(gi->p0 + si.dp), (uint32_t)(gi->p1 + si.dp), gi->x0 + si.dx, gi->x1 + si.dx,
                 uniform_piece, &u);
     return u == UINT32_MAX || u == 0 ? 0 : v->values.v[u].root;
 }
@@ -1136,7 +1136,7 @@ static sba_status index_sets(verifier *v)
                            "verify: tensor \"%s\" has a shape the verifier cannot simulate (%lld partitions "
                            "x %lld blocks x %lld bytes)",
                            s->name, (long long)si->parts, (long long)si->nblocks, (long long)si->bpb);
-        if (!vmap_put(&v->map, vkey_make(TAG_SET, 0, (int64_t)(uintptr_t)s), i)) return nomem(v);
+        if (!sba_vmap_put(&v->map, vkey_make(TAG_SET, 0, (int64_t)(uintptr_t)s), i)) return nomem(v);
         for (uint32_t k = 0; k < s->nlocs; k++, li++) {
             vloc_info *l = &v->locs[li];
             l->loc = s->locs[k];
@@ -1147,7 +1147,7 @@ static sba_status index_sets(verifier *v)
             l->psum = l->loc->type == BIR_MEM_PSUM && l->loc->has_bank && l->loc->addr != BIR_NO_ADDR;
             l->dram = l->loc->type == BIR_MEM_DRAM && l->loc->addr != BIR_NO_ADDR && !si->entry && !si->output;
             l->cls = NO_LOC;
-            if (!vmap_put(&v->map, vkey_make(TAG_LOC, 0, (int64_t)(uintptr_t)l->loc), li)) return nomem(v);
+            if (!sba_vmap_put(&v->map, vkey_make(TAG_LOC, 0, (int64_t)(uintptr_t)l->loc), li)) return nomem(v);
         }
     }
     return SBA_OK;
@@ -1173,7 +1173,7 @@ static sba_status dram_classes(verifier *v)
             const bir_location *peer = bir_alias_peer(loc->alias[k]);
             uint32_t pi;
             if (!bir_alias_has(loc->alias[k], BIR_ALIAS_MUST) || !peer ||
-                !vmap_get(&v->map, vkey_make(TAG_LOC, 0, (int64_t)(uintptr_t)peer), &pi) || !v->locs[pi].dram)
+                !sba_vmap_get(&v->map, vkey_make(TAG_LOC, 0, (int64_t)(uintptr_t)peer), &pi) || !v->locs[pi].dram)
                 continue;
             uint32_t a = class_root(parent, i), b = class_root(parent, pi);
             if (a != b) parent[a < b ? b : a] = a < b ? a : b;
@@ -1206,8 +1206,8 @@ static bool moves_data(uint32_t opcode)
 static sba_status prepare_operand(verifier *v, const bir_inst *in, const bir_operand *op, vop *o)
 {
     uint32_t si, li;
-    if (!vmap_get(&v->map, vkey_make(TAG_SET, 0, (int64_t)(uintptr_t)op->set), &si) ||
-        !vmap_get(&v->map, vkey_make(TAG_LOC, 0, (int64_t)(uintptr_t)op->loc), &li) || v->locs[li].set != si)
+    if (!sba_vmap_get(&v->map, vkey_make(TAG_SET, 0, (int64_t)(uintptr_t)op->set), &si) ||
+        !sba_vmap_get(&v->map, vkey_make(TAG_LOC, 0, (int64_t)(uintptr_t)op->loc), &li) || v->locs[li].set != si)
         return sba_err(v->err, SBA_ERR_PROGRAM,
                        "verify: instruction \"%s\" names a location that is not in its tensor \"%s\"",
                        in->name, op->set->name);
@@ -1373,7 +1373,7 @@ static sba_status check_exit(verifier *v)
             const bir_set *set = v->sets[l->set].set;
             for (uint32_t j = 0; j < set->nlocs && !held; j++) {
                 uint32_t li;
-                if (!vmap_get(&v->map, vkey_make(TAG_LOC, 0, (int64_t)(uintptr_t)set->locs[j]), &li) ||
+                if (!sba_vmap_get(&v->map, vkey_make(TAG_LOC, 0, (int64_t)(uintptr_t)set->locs[j]), &li) ||
                     li == l->last_loc ||
                     ((v->locs[li].sb || v->locs[li].psum || v->locs[li].dram) && !v->locs[li].checked))
                     continue;
@@ -1412,14 +1412,14 @@ sba_status sba_verify_function(const bir_function *fn, const sba_verify_options 
     sba_arena_init(&ar, fn->module->arena ? fn->module->arena->a : NULL);
     verifier v = {.fn = fn, .t = &fn->module->target, .err = err, .rep = rep, .ar = &ar,
                   .dram_page = opts && opts->dram_page ? opts->dram_page : SBA_DEFAULT_DRAM_PAGE};
-    vpool_init(&v.pool, &ar);
-    vmap_init(&v.map, &ar);
+    sba_vpool_init(&v.pool, &ar);
+    sba_vmap_init(&v.map, &ar);
     int64_t page = imax(SB_PAGE_BYTES, (v.t->sbuf_bytes + SB_MAX_PAGES - 1) / SB_MAX_PAGES);
     sba_status s = SBA_OK;
     /* Value 0 is "never written" (VSPACE_NONE): its record is a placeholder. */
     int64_t psum_bytes = imax((int64_t)v.t->psum_banks * v.t->psum_bank_bytes, 1);
-    if (!vspace_init(&v.sb, &v.pool, 0, imax(v.t->sbuf_bytes, 1), v.t->partitions, VSPACE_NONE, page) ||
-        !vspace_init(&v.psum, &v.pool, 0, psum_bytes, v.t->partitions, VSPACE_NONE, SB_PAGE_BYTES) ||
+    if (!sba_vspace_init(&v.sb, &v.pool, 0, imax(v.t->sbuf_bytes, 1), v.t->partitions, VSPACE_NONE, page) ||
+        !sba_vspace_init(&v.psum, &v.pool, 0, psum_bytes, v.t->partitions, VSPACE_NONE, SB_PAGE_BYTES) ||
         !SBA_VEC_PUSH(&ar, &v.values, ((vvalue){0, VSPACE_NO_WRITER, 0, -1})))
         s = nomem(&v);
     if (s == SBA_OK) s = index_sets(&v);
@@ -1427,7 +1427,7 @@ sba_status sba_verify_function(const bir_function *fn, const sba_verify_options 
     if (s == SBA_OK) s = prepare(&v, opts);
     for (uint32_t as = 0; s == SBA_OK && as < BIR_AS_COUNT; as++) {
         int64_t end = v.dram_end[as];
-        if (!vspace_init(&v.dram[as], &v.pool, 0, imax(end, 1), 1, VSPACE_NONE,
+        if (!sba_vspace_init(&v.dram[as], &v.pool, 0, imax(end, 1), 1, VSPACE_NONE,
                          imax(SB_PAGE_BYTES, end / SB_MAX_PAGES + 1)))
             s = nomem(&v);
     }
@@ -1437,7 +1437,7 @@ sba_status sba_verify_function(const bir_function *fn, const sba_verify_options 
     if (s == SBA_OK && ar.failed) s = nomem(&v);
     rep->functions++;
     rep->steps += v.steps;
-    rep->segments += vspace_segments(&v.sb);
+    rep->segments += sba_vspace_segments(&v.sb);
     if (v.sampled) rep->exhaustive = false;
     sba_arena_free(&ar);
     return s;
