@@ -277,20 +277,11 @@ static void front_nodes(bir_module *m, packer *k)
     sba_alloc_options o = {0};
     sba_function_report rep = {0};
     sba_error err = {0};
-    sb_ctx c = {.fn = m->fns[0], .t = &m->target, .o = &o, .rep = &rep, .err = &err, .partners_enabled = true};
-    sba_arena_init(&c.ar, NULL);
+    sb_ctx c;
+    sb_ctx_init(&c, m->fns[0], &m->target, &o, &rep, &err);
     sba_status st = bir_validate_module(m, &err);
-    if (st == SBA_OK) st = bir_linearize(c.fn, &c.ar, &c.lin, c.err);
-    if (st == SBA_OK) st = sb_renumber_locations(&c);
-    if (st == SBA_OK) st = sb_memloc_split(&c);
-    sba_arena_free(&c.ar);
-    sba_arena_init(&c.ar, NULL);
-    if (st == SBA_OK) st = bir_linearize(c.fn, &c.ar, &c.lin, c.err);
-    if (st == SBA_OK) st = sb_renumber_locations(&c);
-    if (st == SBA_OK) st = sb_find_partners(&c);
-    if (st == SBA_OK) st = sb_find_first_defs(&c);
-    if (st == SBA_OK) st = sb_find_last_uses(&c);
-    if (st == SBA_OK) st = sb_live_range(&c);
+    if (st == SBA_OK) st = sb_setup(&c);
+    if (st == SBA_OK) st = sb_front_half(&c, SB_TO_LIVE);
     cr_assert_eq(st, SBA_OK, "front half: %s", err.message);
     k->n = 0;
     k->cap_units = m->target.sbuf_bytes / m->target.sbuf_align;
@@ -304,7 +295,7 @@ static void front_nodes(bir_module *m, packer *k)
                                    .fixed = nd->precoloured, .base = nd->base,
                                    .at = nd->precoloured ? nd->addr / m->target.sbuf_align : 0};
         }
-    sba_arena_free(&c.ar);
+    sb_ctx_free(&c);
 }
 
 /* ---- the independent check of an allocated module ------------------------- */

@@ -111,51 +111,25 @@ static void fx_init(fx *f, const char *text)
     f->m = load(text);
     f->o.log = log_line;
     f->o.log_ud = f;
-    f->c = (sb_ctx){.fn = f->m->fns[0], .t = &f->m->target, .o = &f->o, .rep = &f->rep, .err = &f->err,
-                    .partners_enabled = true};
-    sba_arena_init(&f->c.ar, NULL);
+    sb_ctx_init(&f->c, f->m->fns[0], &f->m->target, &f->o, &f->rep, &f->err);
 }
 
 static void fx_free(fx *f)
 {
-    sba_arena_free(&f->c.ar);
+    sb_ctx_free(&f->c);
     bir_module_free(f->m);
 }
 
-#define RUN(call)                                 \
-    do {                                          \
-        sba_status st_ = (call);                  \
-        if (st_ != SBA_OK) return st_;            \
-    } while (0)
-
 /* The driver's setup (renumber, memloc_split) and one front-half iteration up
- * to and including `upto` (a pass function), on function 0. */
-enum { TO_PARTNERS, TO_ANCHORS, TO_LIVE, TO_BUILD };
-
-static sba_status run_passes(fx *f, int upto)
+ * to and including stage `upto`, on function 0. */
+static sba_status run_passes(fx *f, sb_stage upto)
 {
-    sb_ctx *c = &f->c;
-    RUN(bir_validate_module(f->m, &f->err));
-    RUN(bir_linearize(c->fn, &c->ar, &c->lin, c->err));
-    RUN(sb_renumber_locations(c));
-    RUN(sb_memloc_split(c));
-    sba_arena_free(&c->ar);
-    sba_arena_init(&c->ar, NULL);
-    RUN(bir_linearize(c->fn, &c->ar, &c->lin, c->err));
-    RUN(sb_renumber_locations(c));
-    RUN(sb_find_partners(c));
-    if (upto == TO_PARTNERS) return SBA_OK;
-    RUN(sb_find_first_defs(c));
-    RUN(sb_find_last_uses(c));
-    RUN(sb_find_loads(c));
-    if (upto == TO_ANCHORS) return SBA_OK;
-    RUN(sb_live_range(c));
-    RUN(sb_create_eintervals(c));
-    if (upto == TO_LIVE) return SBA_OK;
-    return sb_build(c);
+    sba_status st = bir_validate_module(f->m, &f->err);
+    if (st == SBA_OK) st = sb_setup(&f->c);
+    return st == SBA_OK ? sb_front_half(&f->c, upto) : st;
 }
 
-static void front(fx *f, const char *text, int upto)
+static void front(fx *f, const char *text, sb_stage upto)
 {
     fx_init(f, text);
     sba_status st = run_passes(f, upto);
@@ -247,7 +221,7 @@ Test(live_range, def_deeper_than_common_nest_starts_at_loop_header)
     front(&f, MOD(DIN("x", 128, 16) ", " DOUT("y", 128, 16) ", " T("a") ", " T("pad"),
                   LD("pre", "x", "pad") ", " LOOP("L", "i", 4, LD("def", "x", "a")) ", " ST("use", "a", "y")
                   ", " ST("post", "pad", "y")),
-          TO_LIVE);
+          SB_TO_LIVE);
     cr_assert_lt(pt(&f, "pre"), pt(&f, "L"));
     assert_interval(&f, "a", pt(&f, "L"), pt(&f, "use"));
     cr_assert_not(node(&f, "a")->loop_carried);
@@ -260,7 +234,7 @@ Test(live_range, use_deeper_than_common_nest_ends_at_loop_end)
     fx f;
     front(&f, MOD(DIN("x", 128, 16) ", " DOUT("y", 128, 16) ", " T("a"),
                   LD("def", "x", "a") ", " LOOP("L", "i", 4, ST("use", "a", "y") ", " ST("more", "x", "y"))),
-          TO_LIVE);
+          SB_TO_LIVE);
     assert_interval(&f, "a", pt(&f, "def"), end_pt(&f, "L"));
     cr_assert_lt(pt(&f, "use"), end_pt(&f, "L") - 1);
     fx_free(&f);
@@ -273,7 +247,7 @@ Test(live_range, def_and_use_deeper_both_extend)
     front(&f, MOD(DIN("x", 128, 16) ", " DOUT("y", 128, 16) ", " T("a"),
                   LOOP("L1", "i", 4, LD("def", "x", "a") ", " ST("other", "x", "y")) ", "
                   LOOP("L2", "j", 4, ST("other2", "x", "y") ", " ST("use", "a", "y"))),
-          TO_LIVE);
+          SB_TO_LIVE);
     assert_interval(&f, "a", pt(&f, "L1"), end_pt(&f, "L2"));
     cr_assert_lt(pt(&f, "L1"), pt(&f, "def"));
     cr_assert_gt(end_pt(&f, "L2"), pt(&f, "use"));
@@ -289,7 +263,7 @@ Test(live_range, equal_nests_do_not_extend)
                   LD("d0", "x", "b") ", " ST("u0", "b", "y") ", "
                   LOOP("L", "i", 4, ST("s0", "x", "y") ", " LD("def", "x", "a") ", " ST("use", "a", "y")
                        ", " ST("s1", "x", "y"))),
-          TO_LIVE);
+          SB_TO_LIVE);
     assert_interval(&f, "a", pt(&f, "def"), pt(&f, "use"));
     assert_interval(&f, "b", pt(&f, "d0"), pt(&f, "u0"));
     cr_assert_not(node(&f, "a")->loop_carried);
@@ -303,7 +277,7 @@ Test(live_range, def_deeper_in_a_nest_moves_to_the_inner_header)
     front(&f, MOD(DIN("x", 128, 16) ", " DOUT("y", 128, 16) ", " T("a"),
                   LOOP("L", "i", 2, ST("s0", "x", "y") ", " LOOP("M", "j", 3, LD("def", "x", "a")) ", "
                                     ST("use", "a", "y") ", " ST("s1", "x", "y"))),
-          TO_LIVE);
+          SB_TO_LIVE);
     assert_interval(&f, "a", pt(&f, "M"), pt(&f, "use"));
     cr_assert_gt(pt(&f, "M"), pt(&f, "L"));
     fx_free(&f);
@@ -317,7 +291,7 @@ Test(live_range, input_defined_at_entry)
     front(&f, MOD(SET("w", "Input", "SB", 128, 16) ", " DOUT("y", 128, 16) ", " DIN("x", 128, 16),
                   ST("s0", "x", "y") ", " LOOP("L", "i", 2, LOOP("M", "j", 2, ST("use", "w", "y"))) ", "
                   ST("s1", "x", "y")),
-          TO_LIVE);
+          SB_TO_LIVE);
     cr_assert(node(&f, "w")->entry_def);
     assert_interval(&f, "w", 0, end_pt(&f, "L"));
     fx_free(&f);
@@ -332,7 +306,7 @@ Test(live_range, loop_carried_accumulator_is_live_across_the_loop)
     front(&f, MOD(DIN("x", 128, 16) ", " DOUT("y", 128, 16) ", " T("acc") ", " T("t"),
                   LOOP("L", "i", 4, ST("s0", "x", "y") ", " CP("rd", "acc", "t") ", " ADD("wr", "t", "t", "acc")
                                     ", " ST("s1", "x", "y"))),
-          TO_LIVE);
+          SB_TO_LIVE);
     const sb_node *acc = node(&f, "acc");
     cr_assert_eq(acc->first_def, inst(&f, "wr"));
     cr_assert_eq(acc->last_use, inst(&f, "wr"));
@@ -353,7 +327,7 @@ Test(live_range, accumulator_initialised_before_the_loop)
                   INS("init", "Memset", "", A("acc")) ", "
                   LOOP("L", "i", 4, LD("ld", "x", "v") ", " ADD("upd", "acc", "v", "acc")) ", "
                   ST("out", "acc", "y")),
-          TO_LIVE);
+          SB_TO_LIVE);
     cr_assert(node(&f, "acc")->loop_carried);
     assert_interval(&f, "acc", pt(&f, "init"), pt(&f, "out"));
     assert_interval(&f, "v", pt(&f, "ld"), pt(&f, "upd"));
@@ -374,7 +348,7 @@ Test(live_range, accumulator_initialised_before_the_loop)
 Test(live_range, shrink_every_access_axis_indexed)
 {
     fx f;
-    front(&f, BLOCKED_BODY(4, 4, "", ""), TO_LIVE);
+    front(&f, BLOCKED_BODY(4, 4, "", ""), SB_TO_LIVE);
     const sb_node *t = node(&f, "t");
     cr_assert_eq(t->nblocks, 4);
     cr_assert_eq(t->live_n, 1);
@@ -388,7 +362,7 @@ Test(live_range, shrink_every_access_axis_indexed)
 Test(live_range, shrink_divides_nblocks_by_the_trip_count)
 {
     fx f;
-    front(&f, BLOCKED_BODY(8, 4, "", ""), TO_LIVE);
+    front(&f, BLOCKED_BODY(8, 4, "", ""), SB_TO_LIVE);
     const sb_node *t = node(&f, "t");
     cr_assert_eq(t->live_n, 2);
     cr_assert_eq(t->bytes, 128);
@@ -403,7 +377,7 @@ Test(live_range, shrink_divides_nblocks_by_the_trip_count)
 Test(live_range, shrink_assert_condition_keeps_all_blocks)
 {
     fx f;
-    front(&f, BLOCKED_BODY(6, 4, "", ""), TO_LIVE);
+    front(&f, BLOCKED_BODY(6, 4, "", ""), SB_TO_LIVE);
     const sb_node *t = node(&f, "t");
     cr_assert_eq(t->nblocks, 6);
     cr_assert_eq(t->live_n, 6);
@@ -417,7 +391,7 @@ Test(live_range, plain_read_disables_shrink)
     fx f;
     front(&f, BLOCKED_BODY(4, 4, ", " DOUT("r", 128, 16),
                            ", " INS("sum", "TensorReduce", APALL("t", 4, 128, 16, 2048), A("r"))),
-          TO_LIVE);
+          SB_TO_LIVE);
     cr_assert_eq(node(&f, "t")->live_n, 4);
     cr_assert_eq(node(&f, "t")->bytes, 256);
     fx_free(&f);
@@ -431,7 +405,7 @@ Test(live_range, constant_block_read_disables_shrink)
                   ", " DOUT("y", 128, 16),
                   LOOP("L", "i", 4, INS("ld", "DMALoad", APX("x", 128, 16, "i", 2048), APX("t", 128, 16, "i", 2048)))
                   ", " INS("st", "DMAStore", APB("t", 128, 16, 4096), A("y"))),
-          TO_LIVE);
+          SB_TO_LIVE);
     cr_assert_eq(node(&f, "t")->live_n, 4);
     fx_free(&f);
 }
@@ -462,7 +436,7 @@ Test(live_range, carried_tensor_does_not_shrink)
                   LOOP("L", "i", 4, INS("st", "DMAStore", APX("t", 128, 16, "i", 2048), APX("y", 128, 16, "i", 2048))
                                     ", " INS("ld", "DMALoad", APX("x", 128, 16, "i", 2048),
                                              APX("t", 128, 16, "i", 2048)))),
-          TO_LIVE);
+          SB_TO_LIVE);
     cr_assert_eq(node(&f, "t")->live_n, 4);
     fx_free(&f);
 }
@@ -475,7 +449,7 @@ Test(live_range, too_big_for_sb)
     fx_init(&f, MOD(DIN("x", 128, 512) ", " DOUT("y", 128, 512) ", " SB("big", 128, 512),
                     INS("ld", "DMALoad", AP("x", 128, 512), AP("big", 128, 512)) ", "
                     INS("st", "DMAStore", AP("big", 128, 512), AP("y", 128, 512))));
-    cr_assert_eq(run_passes(&f, TO_LIVE), SBA_ERR_ALLOC);
+    cr_assert_eq(run_passes(&f, SB_TO_LIVE), SBA_ERR_ALLOC);
     cr_assert_str_eq(f.err.message, "big is too big for SB, requires 2048 bytes with SB size 1024");
     fx_free(&f);
 }
@@ -490,7 +464,7 @@ Test(live_range, shrunk_tensor_is_not_too_big)
                   LOOP("L", "i", 4, INS("ld", "DMALoad", APX("x", 128, 128, "i", 16384), APX("t", 128, 128, "i", 16384))
                                     ", " INS("st", "DMAStore", APX("t", 128, 128, "i", 16384),
                                              APX("y", 128, 128, "i", 16384)))),
-          TO_LIVE);
+          SB_TO_LIVE);
     cr_assert_eq(node(&f, "t")->bytes, 512);
     fx_free(&f);
 }
@@ -507,7 +481,7 @@ Test(live_range, too_big_names_the_aligned_footprint)
                 SB("t", 128, 250) "], \"blocks\": [{\"name\": \"entry\", \"instructions\": ["
                 INS("ld", "DMALoad", AP("x", 128, 250), AP("t", 128, 250)) ", "
                 INS("st", "DMAStore", AP("t", 128, 250), AP("y", 128, 250)) "]}]}]}");
-    cr_assert_eq(run_passes(&f, TO_LIVE), SBA_ERR_ALLOC);
+    cr_assert_eq(run_passes(&f, SB_TO_LIVE), SBA_ERR_ALLOC);
     cr_assert_str_eq(f.err.message, "t is too big for SB, requires 1024 bytes with SB size 1000");
     fx_free(&f);
 }
@@ -524,7 +498,7 @@ Test(live_range, too_big_names_the_aligned_footprint)
 Test(memloc_split, clones_each_disjoint_segment)
 {
     fx f;
-    front(&f, TWO_SEGMENTS, TO_LIVE);
+    front(&f, TWO_SEGMENTS, SB_TO_LIVE);
     cr_assert_eq(f.rep.split_clones, 1, "TotalSplitSbNodesCount");
     const bir_set *a = bir_function_find_set(f.m->fns[0], "a");
     cr_assert_eq(a->nlocs, 2);
@@ -556,7 +530,7 @@ Test(memloc_split, three_segments_make_two_clones)
     front(&f, MOD(DIN("x", 128, 16) ", " DOUT("y", 128, 16) ", " T("a"),
                   LD("w1", "x", "a") ", " ST("r1", "a", "y") ", " LD("w2", "x", "a") ", " ST("r2", "a", "y") ", "
                   ST("r2b", "a", "y") ", " LD("w3", "x", "a") ", " ST("r3", "a", "y")),
-          TO_BUILD);
+          SB_TO_BUILD);
     cr_assert_eq(f.rep.split_clones, 2);
     const bir_set *a = bir_function_find_set(f.m->fns[0], "a");
     cr_assert_eq(a->nlocs, 3);
@@ -576,7 +550,7 @@ Test(memloc_split, gate_one_def_is_not_split)
     fx f;
     front(&f, MOD(DIN("x", 128, 16) ", " DOUT("y", 128, 16) ", " T("a"),
                   LD("w1", "x", "a") ", " ST("r1", "a", "y") ", " ST("r2", "a", "y")),
-          TO_LIVE);
+          SB_TO_LIVE);
     cr_assert_eq(f.rep.split_clones, 0);
     cr_assert_eq(bir_function_find_set(f.m->fns[0], "a")->nlocs, 1);
     assert_log_has(&f, "memloc split: 0 clones (TotalSplitSbNodesCount)\n");
@@ -588,7 +562,7 @@ Test(memloc_split, gate_one_use_is_not_split)
     fx f;
     front(&f, MOD(DIN("x", 128, 16) ", " DOUT("y", 128, 16) ", " T("a"),
                   LD("w1", "x", "a") ", " LD("w2", "x", "a") ", " ST("r1", "a", "y")),
-          TO_LIVE);
+          SB_TO_LIVE);
     cr_assert_eq(f.rep.split_clones, 0);
     cr_assert_eq(bir_function_find_set(f.m->fns[0], "a")->nlocs, 1);
     fx_free(&f);
@@ -603,7 +577,7 @@ Test(memloc_split, only_whole_overwrites_outside_loops_cut)
                   LD("w1", "x", "a") ", " ST("r1", "a", "y") ", " ADD("w2", "a", "a", "a") ", " ST("r2", "a", "y")
                   ", " INS("w3", "DMALoad", AP("x", 64, 16), AP("a", 64, 16)) ", " ST("r3", "a", "y") ", "
                   LOOP("L", "i", 2, LD("w4", "x", "a")) ", " ST("r4", "a", "y")),
-          TO_LIVE);
+          SB_TO_LIVE);
     cr_assert_eq(f.rep.split_clones, 0);
     assert_interval(&f, "a", pt(&f, "w1"), pt(&f, "r4"));
     fx_free(&f);
@@ -621,7 +595,7 @@ Test(memloc_split, only_whole_overwrites_outside_loops_cut)
 Test(find_partners, copy_whose_source_dies_is_coalesced)
 {
     fx f;
-    front(&f, COPY_DIES, TO_BUILD);
+    front(&f, COPY_DIES, SB_TO_BUILD);
     const sb_node *a = node(&f, "a"), *b = node(&f, "b");
     cr_assert_eq(a->rep, id(&f, "a"));
     cr_assert_eq(b->rep, id(&f, "a"));
@@ -653,7 +627,7 @@ Test(find_partners, copy_whose_source_lives_on_is_not_coalesced)
     fx f;
     front(&f, MOD(DIN("x", 128, 16) ", " DOUT("y", 128, 16) ", " T("a") ", " T("b"),
                   LD("ld", "x", "a") ", " CP("cp", "a", "b") ", " ST("st", "b", "y") ", " ST("st2", "a", "y")),
-          TO_BUILD);
+          SB_TO_BUILD);
     cr_assert_eq(node(&f, "a")->rep, id(&f, "a"));
     cr_assert_eq(node(&f, "b")->rep, id(&f, "b"));
     cr_assert_eq(f.rep.partner_groups, 0);
@@ -670,7 +644,7 @@ Test(find_partners, accumulation_chain_is_coalesced)
                   T("x"),
                   LD("lx", "d", "x") ", " LD("l0", "d", "acc0") ", " ADD("a1", "acc0", "x", "acc1") ", "
                   ADD("a2", "acc1", "x", "acc2") ", " ST("st", "acc2", "y")),
-          TO_BUILD);
+          SB_TO_BUILD);
     uint32_t r = id(&f, "acc0");
     cr_assert_eq(node(&f, "acc0")->rep, r);
     cr_assert_eq(node(&f, "acc1")->rep, r);
@@ -691,7 +665,7 @@ Test(find_partners, operands_read_together_are_never_partners)
     fx f;
     front(&f, MOD(DIN("x", 128, 16) ", " DOUT("y", 128, 16) ", " T("a") ", " T("b") ", " T("c"),
                   LD("la", "x", "a") ", " LD("lb", "x", "b") ", " ADD("add", "a", "b", "c") ", " ST("st", "c", "y")),
-          TO_BUILD);
+          SB_TO_BUILD);
     cr_assert_neq(node(&f, "a")->rep, node(&f, "b")->rep);
     cr_assert_eq(node(&f, "c")->rep, node(&f, "a")->rep);
     cr_assert_eq(node(&f, "b")->rep, id(&f, "b"));
@@ -706,7 +680,7 @@ Test(find_partners, in_place_update_makes_no_pair)
     fx f;
     front(&f, MOD(DIN("x", 128, 16) ", " DOUT("y", 128, 16) ", " T("a") ", " T("v"),
                   LD("la", "x", "a") ", " LD("lv", "x", "v") ", " ADD("upd", "a", "v", "a") ", " ST("st", "a", "y")),
-          TO_BUILD);
+          SB_TO_BUILD);
     cr_assert_eq(f.rep.partner_groups, 0);
     fx_free(&f);
 }
@@ -720,7 +694,7 @@ Test(find_partners, different_geometry_is_not_coalesced)
                   BLK("a", "Internal", "SB", 2, 128, 16) ", " T("b"),
                   INS("ld", "DMALoad", APALL("x", 2, 128, 16, 2048), APALL("a", 2, 128, 16, 2048)) ", "
                   CP("cp", "a", "b") ", " ST("st", "b", "y")),
-          TO_BUILD);
+          SB_TO_BUILD);
     cr_assert_eq(f.rep.partner_groups, 0);
     fx_free(&f);
 }
@@ -748,7 +722,7 @@ Test(find_partners, largest_member_names_the_group)
     fx f;
     front(&f, MOD(DIN("x", 128, 16) ", " DOUT("y", 128, 16) ", " T("a") ", " T("b") ", " T("c"),
                   LD("ld", "x", "a") ", " CP("c1", "a", "b") ", " CP("c2", "b", "c") ", " ST("st", "c", "y")),
-          TO_PARTNERS);
+          SB_TO_PARTNERS);
     assert_log_has(&f, "find partners\nfound 1 accumulation groups\nlargest = a\ntensors = 3\n"
                        "requires 64 bytes/partition\nexpanding partners\n");
     fx_free(&f);
@@ -787,7 +761,7 @@ Test(find_partners, gate_fail_disables_partners)
 Test(find_partners, gate_fail_falls_back_to_single_nodes)
 {
     fx f;
-    front(&f, BIG_GROUP, TO_BUILD);
+    front(&f, BIG_GROUP, SB_TO_BUILD);
     cr_assert_not(f.c.partners_enabled);
     cr_assert_eq(node(&f, "a")->rep, id(&f, "a"));
     cr_assert_eq(node(&f, "b")->rep, id(&f, "b"));
@@ -821,7 +795,7 @@ Test(find_partners, gate_fail_still_allocates)
 Test(precoloured, preplaced_node_is_a_fixed_rectangle)
 {
     fx f;
-    front(&f, PREPLACED, TO_BUILD);
+    front(&f, PREPLACED, SB_TO_BUILD);
     const sb_node *p = node(&f, "p");
     cr_assert(p->precoloured);
     cr_assert(p->placed);
@@ -866,7 +840,7 @@ Test(precoloured, preplaced_output_lives_to_the_end)
     fx f;
     front(&f, MOD(DIN("x", 128, 16) ", " FIXED("o", "ExternalOutput", 128, 16, 0, 0) ", " T("a"),
                   LD("ld", "x", "o") ", " LD("la", "x", "a") ", " INS("use", "TensorCopy", A("a"), A("a"))),
-          TO_BUILD);
+          SB_TO_BUILD);
     const sb_node *o = node(&f, "o");
     cr_assert(o->precoloured);
     cr_assert(o->output);
@@ -882,7 +856,7 @@ Test(precoloured, addr_without_base_is_an_error)
                     "{\"name\": \"p\", \"dtype\": \"float32\", \"tensor_shape\": [128, 16], \"memorylocations\": "
                     "[{\"name\": \"p\", \"type\": \"SB\", \"addr\": 64}]}",
                     LD("ld", "x", "p")));
-    cr_assert_eq(run_passes(&f, TO_PARTNERS), SBA_ERR_MODEL);
+    cr_assert_eq(run_passes(&f, SB_TO_PARTNERS), SBA_ERR_MODEL);
     cr_assert_str_eq(f.err.message, "SB location \"p\" of set \"p\" gives addr but not base: a pre-placed "
                                     "location needs both addr and base");
     fx_free(&f);
@@ -893,7 +867,7 @@ Test(precoloured, tall_tensor_not_at_partition_0_is_an_error)
     fx f;
     fx_init(&f, MOD(DIN("x", 96, 16) ", " FIXED("p", "Internal", 96, 16, 0, 32),
                     INS("ld", "DMALoad", AP("x", 96, 16), AP("p", 96, 16))));
-    cr_assert_eq(run_passes(&f, TO_PARTNERS), SBA_ERR_MODEL);
+    cr_assert_eq(run_passes(&f, SB_TO_PARTNERS), SBA_ERR_MODEL);
     cr_assert_str_eq(f.err.message, "p: tall tensors must be accessed starting at partition 0 (96 partitions "
                                     "at base 32)");
     fx_free(&f);
@@ -987,7 +961,7 @@ Test(geometry, node_height_classes)
                   INS("i", "DMALoad", AP("x", 64, 16), AP("h0", 64, 16)) ", "
                   INS("j", "DMALoad", AP("x", 64, 16), AP("h1", 64, 16)) ", "
                   INS("k", "DMALoad", AP("x", 128, 16), AP("f0", 128, 16))),
-          TO_BUILD);
+          SB_TO_BUILD);
     static const struct {
         const char *name;
         uint32_t height, band;
@@ -1055,7 +1029,7 @@ Test(geometry, impact_values)
                   INS("d", "DMALoad", AP("x8", 32, 8), AP("q1", 32, 8)) ", "
                   INS("u", "TensorTensor", AP("q", 32, 16) ", " AP("full", 32, 64) ", " AP("q0", 32, 16) ", "
                       AP("q1", 32, 8), AP("y", 32, 16))),
-          TO_BUILD);
+          SB_TO_BUILD);
     uint32_t q = id(&f, "q"), full = id(&f, "full"), q0 = id(&f, "q0"), q1 = id(&f, "q1");
     /* units: q 64 B = 2, full 256 B = 8, q0 2, q1 32 B = 1 */
     cr_assert_eq(sb_impact(&f.c, q, full), 4 * (2 + 8 - 1));
@@ -1079,7 +1053,7 @@ Test(geometry, possible_placements_per_height)
                   INS("c", "DMALoad", AP("x64", 128, 64), AP("full", 128, 64)) ", "
                   INS("d", "DMALoad", AP("x8", 32, 8), AP("q2", 32, 8)) ", "
                   INS("e", "DMALoad", AP("x200", 64, 200), AP("h1", 64, 200))),
-          TO_BUILD);
+          SB_TO_BUILD);
     /* 1024 / 32 = 32 units */
     cr_assert_eq(sb_possible_placements(&f.c, id(&f, "q")), 4 * (32 - 2 + 1));
     cr_assert_eq(sb_possible_placements(&f.c, id(&f, "h")), 2 * (32 - 2 + 1));
@@ -1171,7 +1145,7 @@ static void check_graph(fx *f)
 Test(build, adjacency_is_symmetric_and_matches_the_matrix)
 {
     fx f;
-    front(&f, GRAPH, TO_BUILD);
+    front(&f, GRAPH, SB_TO_BUILD);
     check_graph(&f);
     cr_assert(f.c.has_matrix);
     cr_assert_eq(f.c.matrix.nbits, ((uint64_t)f.c.n * f.c.n + 15) / 16 * 8, "(n² + 15) / 16 bytes");
@@ -1204,7 +1178,7 @@ Test(build, interference_is_time_overlap_only)
                   INS("ss", "DMAStore", AP("s", 32, 16), AP("y", 32, 16)) ", "
                   INS("lt", "DMALoad", AP("x", 32, 16), AP("t", 32, 16)) ", "
                   INS("st", "DMAStore", AP("t", 32, 16), AP("y", 32, 16))),
-          TO_BUILD);
+          SB_TO_BUILD);
     uint32_t p = id(&f, "p"), q = id(&f, "q"), s = id(&f, "s"), t = id(&f, "t");
     cr_assert(sb_interferes(&f.c, p, q));
     cr_assert_eq(sb_impact(&f.c, p, q), 0);
@@ -1260,7 +1234,7 @@ Test(build, sweep_matches_pairwise_overlap)
              "\"entry\", \"instructions\": [%s]}]}]}",
              sets, body);
     fx f;
-    front(&f, text, TO_BUILD);
+    front(&f, text, SB_TO_BUILD);
     cr_assert_eq(f.c.n, NT);
     check_graph(&f);
     fx_free(&f);
@@ -1347,7 +1321,7 @@ Test(renumber, dense_ids_for_sb_placements)
     front(&f, MOD(DIN("x", 128, 16) ", " DOUT("y", 128, 16) ", " T("a") ", " T("unused") ", " T("b") ", "
                   SET("ps", "Internal", "PSUM", 128, 16),
                   LD("la", "x", "a") ", " LD("lb", "x", "b") ", " ADD("s", "a", "b", "ps") ", " ST("st", "ps", "y")),
-          TO_PARTNERS);
+          SB_TO_PARTNERS);
     cr_assert_eq(f.c.n, 2);
     cr_assert_eq(f.rep.nodes, 2);
     cr_assert_eq(find_loc(&f, "a")->node, 0);

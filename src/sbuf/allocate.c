@@ -1,4 +1,4 @@
-/* The SBUF allocator's driver (SB_Allocator::allocate of seed 000).
+/* The SBUF allocator of one function (SB_Allocator::allocate of seed 000).
  *
  *   renumber_locations; memloc_split;                       setup, once
  *   do {                                                    the spill fixpoint
@@ -15,58 +15,29 @@
  * tensors live at some point cannot fit, which is reported with the point,
  * the tensors and their bytes; and the iteration count is bounded.
  *
- * Each iteration's pass data lives in one arena, freed at once. */
+ * Each iteration's pass data lives in one arena, freed at once. The module
+ * driver (src/alloc/pipeline.c) calls sb_allocate_function once per function;
+ * tests and the analyze command run sb_setup and sb_front_half, the same
+ * passes in the same order, and stop where they need.
+ *
+ * Requires: a validated function. Produces: every SB placement's addr, base
+ * and allocated flag, or spill code and DRAM homes for what did not fit. */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "base/clock.h"
 #include "base/error.h"
-#include "dram/dram.h"
-#include "psum/psum.h"
 #include "sbuf/sbuf.h"
 
 enum { DEFAULT_MAX_ITERATIONS = 32 };
 
-static const char *const strategy_names[SBA_STRATEGY_COUNT] = {"coloring", "best-fit", "greedy-size"};
-static const char *const phase_names[SBA_PHASE_COUNT] = {
-    "renumber", "memloc_split", "find_partners", "anchors", "live_range", "build",
-    "find_costs", "simplify", "select", "search", "insert_spill_code", "commit", "psum", "dram",
-};
-
-const char *sba_strategy_name(uint32_t s) { return s < SBA_STRATEGY_COUNT ? strategy_names[s] : NULL; }
-
-bool sba_strategy_parse(const char *name, uint32_t *out)
-{
-    for (uint32_t i = 0; i < SBA_STRATEGY_COUNT; i++)
-        if (strcmp(strategy_names[i], name) == 0) return *out = i, true;
-    return false;
-}
-
-const char *sba_phase_name(uint32_t p) { return p < SBA_PHASE_COUNT ? phase_names[p] : NULL; }
-
-/* ---- logging ----------------------------------------------------------- */
-
-bool sb_logging(const sb_ctx *c) { return c->o->log != NULL; }
-bool sb_dumping(const sb_ctx *c, uint32_t what) { return c->o->log && (c->o->dump & what); }
-
-
-/* ---- timing ------------------------------------------------------------ */
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 #define PHASE(c, ph, call)                                              \
     do {                                                                \
-        double t0_ = now();                                             \
+        double t0_ = sba_now();                                         \
         sba_status st_ = (call);                                        \
-        (c)->rep->seconds[ph] += now() - t0_;                           \
+        (c)->rep->seconds[ph] += sba_now() - t0_;                       \
         if (st_ != SBA_OK) return st_;                                  \
     } while (0)
 
@@ -192,29 +163,24 @@ static bool evict_for(sb_ctx *c, uint32_t v)
 
 /* ---- the driver -------------------------------------------------------- */
 
-static sba_status front_half(sb_ctx *c)
+void sb_ctx_init(sb_ctx *c, bir_function *fn, const sba_target *t, const sba_alloc_options *o,
+                 sba_function_report *rep, sba_error *err)
 {
-    PHASE(c, SBA_PHASE_RENUMBER, bir_linearize(c->fn, &c->ar, &c->lin, c->err));
-    PHASE(c, SBA_PHASE_RENUMBER, sb_renumber_locations(c));
-    PHASE(c, SBA_PHASE_PARTNERS, sb_find_partners(c));
-    PHASE(c, SBA_PHASE_ANCHORS, sb_find_first_defs(c));
-    PHASE(c, SBA_PHASE_ANCHORS, sb_find_last_uses(c));
-    PHASE(c, SBA_PHASE_ANCHORS, sb_find_loads(c));
-    PHASE(c, SBA_PHASE_LIVE, sb_live_range(c));
-    PHASE(c, SBA_PHASE_LIVE, sb_create_eintervals(c));
-    PHASE(c, SBA_PHASE_BUILD, sb_build(c));
-    if (sb_dumping(c, SBA_DUMP_NODES)) dump_nodes(c);
-    return c->ar.failed ? sba_err(c->err, SBA_ERR_NOMEM, "out of memory") : SBA_OK;
+    memset(c, 0, sizeof *c);
+    c->fn = fn;
+    c->t = t;
+    c->o = o;
+    c->rep = rep;
+    c->err = err;
+    c->partners_enabled = true;
+    c->rule = o->strategy == SBA_STRATEGY_BEST_FIT ? SB_RULE_BEST_FIT : SB_RULE_LOWEST;
+    c->search_left = sb_search_budget(o);
+    sba_arena_init(&c->ar, fn->module->arena->a);
 }
 
-static sba_status setup(sb_ctx *c)
-{
-    PHASE(c, SBA_PHASE_RENUMBER, bir_linearize(c->fn, &c->ar, &c->lin, c->err));
-    PHASE(c, SBA_PHASE_RENUMBER, sb_renumber_locations(c));
-    PHASE(c, SBA_PHASE_SPLIT, sb_memloc_split(c));
-    return SBA_OK;
-}
+void sb_ctx_free(sb_ctx *c) { sba_arena_free(&c->ar); }
 
+/* A fresh arena for the next iteration: every pass's data of the last one goes. */
 static void reset_arena(sb_ctx *c)
 {
     const sba_allocator *a = c->ar.a;
@@ -224,38 +190,64 @@ static void reset_arena(sb_ctx *c)
     c->capgaps = 0;
 }
 
-static sba_status allocate_function(sb_ctx *c, bool analyze_only)
+sba_status sb_setup(sb_ctx *c)
 {
-    sba_status st = setup(c);
+    PHASE(c, SBA_PHASE_RENUMBER, bir_linearize(c->fn, &c->ar, &c->lin, c->err));
+    PHASE(c, SBA_PHASE_RENUMBER, sb_renumber_locations(c));
+    PHASE(c, SBA_PHASE_SPLIT, sb_memloc_split(c));
+    return SBA_OK;
+}
+
+sba_status sb_front_half(sb_ctx *c, sb_stage upto)
+{
+    reset_arena(c);
+    sb_log(c, " best-of-n loop, heuristic = %u", c->iteration);
+    PHASE(c, SBA_PHASE_RENUMBER, bir_linearize(c->fn, &c->ar, &c->lin, c->err));
+    PHASE(c, SBA_PHASE_RENUMBER, sb_renumber_locations(c));
+    PHASE(c, SBA_PHASE_PARTNERS, sb_find_partners(c));
+    if (upto == SB_TO_PARTNERS) return SBA_OK;
+    PHASE(c, SBA_PHASE_ANCHORS, sb_find_first_defs(c));
+    PHASE(c, SBA_PHASE_ANCHORS, sb_find_last_uses(c));
+    PHASE(c, SBA_PHASE_ANCHORS, sb_find_loads(c));
+    if (upto == SB_TO_ANCHORS) return SBA_OK;
+    PHASE(c, SBA_PHASE_LIVE, sb_live_range(c));
+    PHASE(c, SBA_PHASE_LIVE, sb_create_eintervals(c));
+    if (upto == SB_TO_LIVE) return SBA_OK;
+    PHASE(c, SBA_PHASE_BUILD, sb_build(c));
+    if (sb_dumping(c, SBA_DUMP_NODES)) dump_nodes(c);
+    return c->ar.failed ? sba_err(c->err, SBA_ERR_NOMEM, "out of memory") : SBA_OK;
+}
+
+/* The colouring order of the function's strategy. */
+static sba_status order_nodes(sb_ctx *c, uint32_t *order, uint32_t *norder)
+{
+    if (c->o->strategy == SBA_STRATEGY_BEST_FIT || c->o->strategy == SBA_STRATEGY_GREEDY_SIZE) {
+        sb_order_by_size(c, order, norder);
+        return SBA_OK;
+    }
+    return sb_simplify(c, order, norder);
+}
+
+sba_status sb_allocate_function(sb_ctx *c)
+{
+    sba_status st = sb_setup(c);
     uint32_t max_iter = c->o->max_iterations ? c->o->max_iterations : DEFAULT_MAX_ITERATIONS;
     for (c->iteration = 0; st == SBA_OK; c->iteration++) {
-        reset_arena(c);
-        sb_log(c, " best-of-n loop, heuristic = %u", c->iteration);
-        st = front_half(c);
-        if (st != SBA_OK || analyze_only) break;
+        st = sb_front_half(c, SB_TO_BUILD);
+        if (st != SBA_OK) break;
         c->rep->iterations = c->iteration + 1;
         uint32_t *order = sba_arena_array(&c->ar, (size_t)c->n + 1, sizeof *order), norder = 0;
         if (!order) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory");
         PHASE(c, SBA_PHASE_COSTS, sb_find_costs(c));
-        double t0 = now();
-        if (c->o->strategy == SBA_STRATEGY_BEST_FIT) {
-            sb_order_best_fit(c, order, &norder);
-        } else if (c->o->strategy == SBA_STRATEGY_GREEDY_SIZE) {
-            sb_order_greedy_size(c, order, &norder);
-        } else {
-            c->rule = SB_RULE_LOWEST;
-            st = sb_simplify(c, order, &norder);
-            if (st != SBA_OK) return st;
-        }
-        c->rep->seconds[SBA_PHASE_SIMPLIFY] += now() - t0;
-        t0 = now();
+        PHASE(c, SBA_PHASE_SIMPLIFY, order_nodes(c, order, &norder));
+        double t0 = sba_now();
         uint32_t failed = sb_select_nodes(c, order, norder);
-        c->rep->seconds[SBA_PHASE_SELECT] += now() - t0;
+        c->rep->seconds[SBA_PHASE_SELECT] += sba_now() - t0;
         if (c->ar.failed) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory");
         if (failed && c->lower_bound <= c->t->sbuf_bytes && c->search_left > 0) {
-            t0 = now();
+            t0 = sba_now();
             bool packed = sb_search_packing(c);
-            c->rep->seconds[SBA_PHASE_SEARCH] += now() - t0;
+            c->rep->seconds[SBA_PHASE_SEARCH] += sba_now() - t0;
             if (packed) failed = 0;
         }
         if (!failed) {
@@ -274,67 +266,4 @@ static sba_status allocate_function(sb_ctx *c, bool analyze_only)
         st = bir_validate_function(c->fn, c->t, c->err);
     }
     return st;
-}
-
-static sba_status run(bir_module *m, const sba_alloc_options *o, sba_alloc_report *r, sba_error *err,
-                      bool analyze_only)
-{
-    sba_error_clear(err);
-    sba_alloc_options defaults = {0};
-    if (!o) o = &defaults;
-    const sba_target *t = o->target ? o->target : &m->target;
-    if (r) {
-        memset(r, 0, sizeof *r);
-        r->a = m->arena->a;
-        r->fns = sba_malloc(r->a, (size_t)(m->nfns ? m->nfns : 1) * sizeof *r->fns);
-        if (!r->fns) return sba_err(err, SBA_ERR_NOMEM, "out of memory");
-        memset(r->fns, 0, (size_t)(m->nfns ? m->nfns : 1) * sizeof *r->fns);
-    }
-    sba_function_report scratch;
-    sba_status st = bir_validate_module(m, err);
-    for (uint32_t f = 0; f < m->nfns && st == SBA_OK; f++) {
-        sba_function_report *fr = r ? &r->fns[r->nfns++] : &scratch;
-        memset(fr, 0, sizeof *fr);
-        fr->name = m->fns[f]->name;
-        fr->capacity = t->sbuf_bytes;
-        sb_ctx c = {.fn = m->fns[f], .t = t, .o = o, .rep = fr, .err = err, .partners_enabled = true,
-                    .search_left = sb_search_budget(o)};
-        sba_arena_init(&c.ar, m->arena->a);
-        sb_log(&c, "Allocating function %s", m->fns[f]->name);
-        /* The real pipeline's order: PSUM banks first, then SBUF (spill code
-         * touches no PSUM tile, so its placements stay valid). */
-        if (!analyze_only) {
-            double t0 = now();
-            st = sba_psum_allocate(c.fn, t, o, fr, err);
-            fr->seconds[SBA_PHASE_PSUM] += now() - t0;
-        }
-        if (st == SBA_OK) st = allocate_function(&c, analyze_only);
-        /* DRAM last: the spill homes SBUF made are placed with the internal tensors. */
-        if (st == SBA_OK && !analyze_only) {
-            double t0 = now();
-            st = sba_dram_allocate(c.fn, o, fr, err);
-            fr->seconds[SBA_PHASE_DRAM] += now() - t0;
-        }
-        sba_arena_free(&c.ar);
-        if (st == SBA_OK && bir_module_failed(m)) st = sba_err(err, SBA_ERR_NOMEM, "out of memory");
-    }
-    return st;
-}
-
-sba_status sba_analyze_module(bir_module *m, const sba_alloc_options *o, sba_alloc_report *r, sba_error *err)
-{
-    return run(m, o, r, err, true);
-}
-
-sba_status sba_allocate_module(bir_module *m, const sba_alloc_options *o, sba_alloc_report *r, sba_error *err)
-{
-    return run(m, o, r, err, false);
-}
-
-void sba_alloc_report_free(sba_alloc_report *r)
-{
-    if (!r) return;
-    sba_free(r->a, r->fns);
-    r->fns = NULL;
-    r->nfns = 0;
 }

@@ -88,10 +88,27 @@ typedef struct sb_ctx {
     sba_error *err;
 } sb_ctx;
 
-/* ---- logging (allocate.c) ---------------------------------------------- */
+/* ---- logging ----------------------------------------------------------- */
 #define sb_log(c, ...) sba_alloc_log((c)->o, __VA_ARGS__)
-bool sb_logging(const sb_ctx *c);
-bool sb_dumping(const sb_ctx *c, uint32_t what);
+static inline bool sb_logging(const sb_ctx *c) { return c->o->log != NULL; }
+static inline bool sb_dumping(const sb_ctx *c, uint32_t what) { return c->o->log && (c->o->dump & what); }
+
+/* ---- allocate.c: the allocator of one function ------------------------- */
+/* Where sb_front_half stops: after the named pass, or after build (all). */
+typedef enum sb_stage { SB_TO_PARTNERS, SB_TO_ANCHORS, SB_TO_LIVE, SB_TO_BUILD } sb_stage;
+
+/* A context for fn under target t and options o; its arena uses the module's
+ * allocator. sb_ctx_free releases everything the passes made. */
+void sb_ctx_init(sb_ctx *c, bir_function *fn, const sba_target *t, const sba_alloc_options *o,
+                 sba_function_report *rep, sba_error *err);
+void sb_ctx_free(sb_ctx *c);
+/* Once per function: linearize, renumber_locations, memloc_split. */
+sba_status sb_setup(sb_ctx *c);
+/* One iteration's front half on a fresh arena, in the driver's order, up to
+ * and including `upto`. */
+sba_status sb_front_half(sb_ctx *c, sb_stage upto);
+/* sb_setup, then the spill fixpoint until every node is placed. */
+sba_status sb_allocate_function(sb_ctx *c);
 
 /* ---- geometry.c: height classes, impact, possible_placements ----------- */
 /* Partition range [lo, hi) of band `k` (0-based) of height class h; count of bands. */
@@ -147,9 +164,9 @@ sba_status sb_simplify(sb_ctx *c, uint32_t *order, uint32_t *norder);
 uint32_t sb_select_nodes(sb_ctx *c, const uint32_t *order, uint32_t norder);
 /* Places node i at the best free spot given the placed nodes; false if none. */
 bool sb_select_node(sb_ctx *c, uint32_t i);
-/* The strategies that share select's placement code. */
-void sb_order_best_fit(sb_ctx *c, uint32_t *order, uint32_t *norder);
-void sb_order_greedy_size(sb_ctx *c, uint32_t *order, uint32_t *norder);
+/* The order of the best-fit and greedy-size strategies, which share select's
+ * placement code and differ only in c->rule: decreasing size. */
+void sb_order_by_size(sb_ctx *c, uint32_t *order, uint32_t *norder);
 
 /* ---- search.c: the exact packer ---------------------------------------- */
 /* The work budget of one function's searches. */

@@ -138,7 +138,7 @@ static int cmp_size(const void *a, const void *b)
     return x->id < y->id ? -1 : 1;
 }
 
-static void order_by_size(sb_ctx *c, uint32_t *order, uint32_t *norder)
+void sb_order_by_size(sb_ctx *c, uint32_t *order, uint32_t *norder)
 {
     *norder = colourable(c, order);
     size_key *keys = sba_arena_array(&c->ar, (size_t)*norder + 1, sizeof *keys);
@@ -149,16 +149,4 @@ static void order_by_size(sb_ctx *c, uint32_t *order, uint32_t *norder)
     }
     qsort(keys, *norder, sizeof *keys, cmp_size);
     for (uint32_t k = 0; k < *norder; k++) order[k] = keys[k].id;
-}
-
-void sb_order_best_fit(sb_ctx *c, uint32_t *order, uint32_t *norder)
-{
-    order_by_size(c, order, norder);
-    c->rule = SB_RULE_BEST_FIT;
-}
-
-void sb_order_greedy_size(sb_ctx *c, uint32_t *order, uint32_t *norder)
-{
-    order_by_size(c, order, norder);
-    c->rule = SB_RULE_LOWEST;
 }
