@@ -94,6 +94,8 @@ uint32_t bir_start_partition_mask(int64_t p);
 sba_status bir_validate_function(const bir_function *fn, const sba_target *t, sba_error *err);
 sba_status bir_validate_module(const bir_module *m, sba_error *err);
 
+/* The index of fn among its module's functions (0 when it has none). */
+int64_t bir_function_index(const bir_function *fn);
 /* Writes the JSON path of instruction `in` of fn, or of its operand `op` when
  * op is not NULL, e.g. functions[0].blocks[0].instructions[3].ins[1], into
  * buf (size bytes, truncated to fit) and returns buf: "" when `in` is not in

@@ -67,3 +67,13 @@ sba_status sba_err_pos(sba_error *err, sba_status code, int line, int column, co
     va_end(ap);
     return code;
 }
+
+void sba_appendf(char *buf, size_t size, size_t *len, const char *fmt, ...)
+{
+    if (*len + 1 >= size) return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf + *len, size - *len, fmt, ap);
+    va_end(ap);
+    if (n > 0) *len = *len + (size_t)n < size ? *len + (size_t)n : size - 1;
+}

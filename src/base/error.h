@@ -19,5 +19,8 @@ sba_status sba_err_path(sba_error *err, sba_status code, const char *path, const
 sba_status sba_err_pos(sba_error *err, sba_status code, int line, int column, const char *fmt, ...)
     SBA_PRINTF(5, 6);
 void sba_error_clear(sba_error *err);
+/* Appends printf-style text at buf + *len (size bytes in all), truncating,
+ * and advances *len; buf stays NUL-terminated. For messages built in parts. */
+void sba_appendf(char *buf, size_t size, size_t *len, const char *fmt, ...) SBA_PRINTF(4, 5);
 
 #endif

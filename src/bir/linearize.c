@@ -76,3 +76,52 @@ sba_status bir_linearize(const bir_function *fn, sba_arena *ar, bir_linear *out,
     out->max_depth = maxd;
     return SBA_OK;
 }
+
+/* ---- JSON paths of instructions and operands --------------------------- */
+
+int64_t bir_function_index(const bir_function *fn)
+{
+    for (uint32_t i = 0; fn->module && i < fn->module->nfns; i++)
+        if (fn->module->fns[i] == fn) return i;
+    return 0;
+}
+
+/* The ancestor of `in` that is `up` loops above it (0: in itself). */
+static const bir_inst *ancestor(const bir_inst *in, uint32_t up)
+{
+    while (up--) in = in->parent->loop;
+    return in;
+}
+
+const char *bir_inst_path(const bir_function *fn, const bir_inst *in, const bir_operand *op,
+                          char *buf, size_t size)
+{
+    if (!size) return buf;
+    buf[0] = '\0';
+    if (!fn || !in || !in->parent) return buf;
+    uint32_t depth = 0;
+    for (const bir_inst *c = in; c->parent->loop; c = c->parent->loop) {
+        if (!c->parent->loop->parent) return buf;
+        depth++;
+    }
+    size_t len = 0;
+    sba_appendf(buf, size, &len, "functions[%lld]", (long long)bir_function_index(fn));
+    for (uint32_t up = depth + 1; up-- > 0;) {
+        const bir_inst *a = ancestor(in, up);
+        const bir_block *blk = a->parent;
+        bir_block *const *owner = blk->loop ? blk->loop->blocks : fn->blocks;
+        uint32_t nowner = blk->loop ? blk->loop->nblocks : fn->nblocks, b = 0, i = 0;
+        while (b < nowner && owner[b] != blk) b++;
+        while (i < blk->ninsts && blk->insts[i] != a) i++;
+        if (b == nowner || i == blk->ninsts) {
+            buf[0] = '\0';
+            return buf;
+        }
+        sba_appendf(buf, size, &len, ".blocks[%u].instructions[%u]", b, i);
+    }
+    for (uint32_t k = 0; op && k < in->nins; k++)
+        if (&in->ins[k] == op) sba_appendf(buf, size, &len, ".ins[%u]", k);
+    for (uint32_t k = 0; op && k < in->nouts; k++)
+        if (&in->outs[k] == op) sba_appendf(buf, size, &len, ".outs[%u]", k);
+    return buf;
+}

@@ -16,7 +16,7 @@
  * Loop axes, strides and bounds, and memsetref/memref names, are checked by
  * the loader.
  *
- * Errors carry the JSON path of the offending value (bir_inst_path).
+ * Errors carry the JSON path of the offending value (bir_inst_path, linearize.c).
  *
  * Requires: a loaded function with def-use lists (bir_function_build_def_use).
  * Produces: nothing; a scratch arena is freed before returning. Complexity:
@@ -50,65 +50,6 @@ typedef struct undefined_use {
 
 /* ---- paths ------------------------------------------------------------- */
 
-static void append(char *buf, size_t size, size_t *len, const char *fmt, ...) SBA_PRINTF(4, 5);
-
-static void append(char *buf, size_t size, size_t *len, const char *fmt, ...)
-{
-    if (*len + 1 >= size) return;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(buf + *len, size - *len, fmt, ap);
-    va_end(ap);
-    if (n > 0) *len = *len + (size_t)n < size ? *len + (size_t)n : size - 1;
-}
-
-static int64_t fn_index(const bir_function *fn)
-{
-    for (uint32_t i = 0; fn->module && i < fn->module->nfns; i++)
-        if (fn->module->fns[i] == fn) return i;
-    return 0;
-}
-
-/* The ancestor of `in` that is `up` loops above it (0: in itself). */
-static const bir_inst *ancestor(const bir_inst *in, uint32_t up)
-{
-    while (up--) in = in->parent->loop;
-    return in;
-}
-
-const char *bir_inst_path(const bir_function *fn, const bir_inst *in, const bir_operand *op,
-                          char *buf, size_t size)
-{
-    if (!size) return buf;
-    buf[0] = '\0';
-    if (!fn || !in || !in->parent) return buf;
-    uint32_t depth = 0;
-    for (const bir_inst *c = in; c->parent->loop; c = c->parent->loop) {
-        if (!c->parent->loop->parent) return buf;
-        depth++;
-    }
-    size_t len = 0;
-    append(buf, size, &len, "functions[%lld]", (long long)fn_index(fn));
-    for (uint32_t up = depth + 1; up-- > 0;) {
-        const bir_inst *a = ancestor(in, up);
-        const bir_block *blk = a->parent;
-        bir_block *const *owner = blk->loop ? blk->loop->blocks : fn->blocks;
-        uint32_t nowner = blk->loop ? blk->loop->nblocks : fn->nblocks, b = 0, i = 0;
-        while (b < nowner && owner[b] != blk) b++;
-        while (i < blk->ninsts && blk->insts[i] != a) i++;
-        if (b == nowner || i == blk->ninsts) {
-            buf[0] = '\0';
-            return buf;
-        }
-        append(buf, size, &len, ".blocks[%u].instructions[%u]", b, i);
-    }
-    for (uint32_t k = 0; op && k < in->nins; k++)
-        if (&in->ins[k] == op) append(buf, size, &len, ".ins[%u]", k);
-    for (uint32_t k = 0; op && k < in->nouts; k++)
-        if (&in->outs[k] == op) append(buf, size, &len, ".outs[%u]", k);
-    return buf;
-}
-
 /* ---- checks ------------------------------------------------------------ */
 
 static bool has_type(const bir_set *s, uint32_t types)
@@ -126,7 +67,7 @@ static sba_status check_partitions(const validator *v)
         if (!has_type(s, BIR_MEM_SB | BIR_MEM_PSUM) || p <= (int64_t)v->t->partitions) continue;
         char path[256];
         snprintf(path, sizeof path, "functions[%lld].allocations[%u].tensor_shape[%d]",
-                 (long long)fn_index(v->fn), i, s->partition_dim);
+                 (long long)bir_function_index(v->fn), i, s->partition_dim);
         return sba_err_path(v->err, SBA_ERR_PROGRAM, path, "tensor \"%s\" has %lld partitions; the "
                             "target has %u", s->name, (long long)p, v->t->partitions);
     }
@@ -240,11 +181,11 @@ static sba_status check_undefined(validator *v)
     qsort(uses, n, sizeof *uses, cmp_use);
     char msg[700], path[256];
     size_t len = 0;
-    append(msg, sizeof msg, &len, "%u memlocs were undefined at use point:", n);
+    sba_appendf(msg, sizeof msg, &len, "%u memlocs were undefined at use point:", n);
     for (uint32_t i = 0; i < n && i < MAX_LISTED; i++)
-        append(msg, sizeof msg, &len, "%s tensor \"%s\" read by instruction \"%s\" ins[%u]",
+        sba_appendf(msg, sizeof msg, &len, "%s tensor \"%s\" read by instruction \"%s\" ins[%u]",
                i ? ";" : "", uses[i].set->name, uses[i].in->name, uses[i].operand);
-    if (n > MAX_LISTED) append(msg, sizeof msg, &len, "; and %u more", n - MAX_LISTED);
+    if (n > MAX_LISTED) sba_appendf(msg, sizeof msg, &len, "; and %u more", n - MAX_LISTED);
     bir_inst_path(fn, uses[0].in, &uses[0].in->ins[uses[0].operand], path, sizeof path);
     return sba_err_path(v->err, SBA_ERR_PROGRAM, path, "%s", msg);
 }
