@@ -4,8 +4,8 @@
  *
  *   usage: api_minimal FILE.json
  *
- * Build it against the library (CMake target `api_minimal`, or by hand:
- * cc -std=c11 -Iinclude minimal.c libsballoc.a -ljansson -lm). Exit status: 0
+ * Build it against the library (CMake target `api_minimal`, or against an
+ * installed copy: cc -std=c11 minimal.c $(pkg-config --cflags --libs sballoc)). Exit status: 0
  * when the module allocates and verifies, 1 otherwise, 2 on bad usage. */
 #include <inttypes.h>
 #include <stdio.h>

@@ -14,11 +14,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "sballoc/export.h"
 #include "sballoc/bir.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+SBA_API_BEGIN
 
 typedef enum sba_strategy {
     SBA_STRATEGY_COLORING = 0, /* the seed's Chaitin-Briggs colourer (default) */
@@ -132,6 +134,7 @@ sba_status sba_analyze_module(bir_module *m, const sba_alloc_options *o, sba_all
 sba_status sba_allocate_module(bir_module *m, const sba_alloc_options *o, sba_alloc_report *r,
                                sba_error *err);
 
+SBA_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -13,11 +13,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "sballoc/export.h"
 #include "sballoc/error.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+SBA_API_BEGIN
 
 /* ---- enumerations ------------------------------------------------------ */
 
@@ -461,6 +463,7 @@ void bir_free_text(const bir_module *m, char *text);
  * output, and frees it whatever happens. */
 sba_status bir_write_text(const bir_module *m, char *text, size_t len, const char *path, sba_error *err);
 
+SBA_API_END
 #ifdef __cplusplus
 }
 #endif

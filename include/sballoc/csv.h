@@ -19,11 +19,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sballoc/export.h"
 #include "sballoc/bir.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+SBA_API_BEGIN
 
 /* The largest capacity: the target's limit on SB bytes per partition. */
 #define SBA_CSV_MAX_CAPACITY (INT64_C(1) << 32)
@@ -71,6 +73,7 @@ sba_status sba_csv_check(const char *text, size_t len, int64_t capacity, sba_csv
 sba_status sba_csv_check_file(const char *path, int64_t capacity, sba_csv_check_report *rep,
                               const sba_allocator *a, sba_error *err);
 
+SBA_API_END
 #ifdef __cplusplus
 }
 #endif

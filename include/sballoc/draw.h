@@ -13,12 +13,14 @@
 
 #include <stdio.h>
 
+#include "sballoc/export.h"
 #include "sballoc/alloc.h"
 #include "sballoc/bir.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+SBA_API_BEGIN
 
 /* Writes the picture of every function of m to out, which the caller opens
  * and closes. m must have its def-use lists built (as after bir_load_buffer
@@ -30,6 +32,7 @@ extern "C" {
  * written anywhere but out. */
 sba_status sba_draw_svg(const bir_module *m, const sba_alloc_report *r, FILE *out, sba_error *err);
 
+SBA_API_END
 #ifdef __cplusplus
 }
 #endif

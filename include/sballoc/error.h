@@ -9,9 +9,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sballoc/export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+SBA_API_BEGIN
 
 typedef enum sba_status {
     SBA_OK = 0,
@@ -49,6 +52,7 @@ typedef struct sba_allocator {
 
 const sba_allocator *sba_default_allocator(void);
 
+SBA_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -13,11 +13,13 @@
 
 #include <stdint.h>
 
+#include "sballoc/export.h"
 #include "sballoc/bir.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+SBA_API_BEGIN
 
 typedef struct sba_gen_options {
     uint64_t seed;
@@ -55,6 +57,7 @@ void sba_gen_defaults(sba_gen_options *o);
  * as after bir_load_buffer. Time and memory are linear in o->tensors. */
 bir_module *sba_gen_module(const sba_gen_options *o, const sba_allocator *a, sba_error *err);
 
+SBA_API_END
 #ifdef __cplusplus
 }
 #endif

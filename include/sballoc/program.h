@@ -9,11 +9,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "sballoc/export.h"
 #include "sballoc/bir.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+SBA_API_BEGIN
 
 struct sba_arena;
 
@@ -103,6 +105,7 @@ int64_t bir_function_index(const bir_function *fn);
 const char *bir_inst_path(const bir_function *fn, const bir_inst *in, const bir_operand *op,
                           char *buf, size_t size);
 
+SBA_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -19,12 +19,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "sballoc/export.h"
 #include "sballoc/alloc.h" /* SBA_DEFAULT_DRAM_PAGE */
 #include "sballoc/bir.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+SBA_API_BEGIN
 
 /* Default step budget: instruction executions plus one per extra block an
  * operand touches in one execution. */
@@ -71,6 +73,7 @@ sba_status sba_verify_module(const bir_module *m, sba_verify_report *rep, sba_er
 sba_status sba_verify_module_opts(const bir_module *m, const sba_verify_options *opts,
                                   sba_verify_report *rep, sba_error *err);
 
+SBA_API_END
 #ifdef __cplusplus
 }
 #endif
