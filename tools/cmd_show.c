@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "base/arena.h"
 #include "cli.h"
 #include "sballoc/program.h"
 
@@ -61,16 +60,14 @@ static bool print_operand(const bir_inst *in, const bir_operand *op, char rw, in
 
 static bool show_function(const bir_function *fn, sba_error *err)
 {
-    sba_arena ar;
-    sba_arena_init(&ar, NULL);
-    bir_linear lin;
-    bool ok = bir_linearize(fn, &ar, &lin, err) == SBA_OK;
+    bir_linear *lin = bir_linear_new(fn, NULL, err);
+    bool ok = lin != NULL;
     if (ok)
-        printf("function \"%s\": %u points, loop depth %u\n", fn->name, lin.npoints, lin.max_depth);
-    for (uint32_t p = 0; ok && p < lin.npoints; p++) {
-        const bir_point *pt = &lin.points[p];
+        printf("function \"%s\": %u points, loop depth %u\n", fn->name, lin->npoints, lin->max_depth);
+    for (uint32_t p = 0; ok && p < lin->npoints; p++) {
+        const bir_point *pt = &lin->points[p];
         const bir_inst *in = pt->inst;
-        int indent = 2 * (int)lin.depth[in->index];
+        int indent = 2 * (int)lin->depth[in->index];
         printf("%5u  %*s", p, indent, "");
         if (pt->kind == BIR_PT_LOOP_END) {
             printf("end %s\n", in->axis.name);
@@ -86,7 +83,7 @@ static bool show_function(const bir_function *fn, sba_error *err)
         for (uint32_t k = 0; ok && k < in->nins; k++) ok = print_operand(in, &in->ins[k], 'R', indent + 11, err);
         for (uint32_t k = 0; ok && k < in->nouts; k++) ok = print_operand(in, &in->outs[k], 'W', indent + 11, err);
     }
-    sba_arena_free(&ar);
+    bir_linear_free(lin);
     return ok;
 }
 

@@ -454,7 +454,7 @@ bir_module *bir_load_buffer(const char *text, size_t len, const char *file,
 bir_module *bir_load_file(const char *path, const sba_allocator *a, sba_error *err);
 
 /* Serializes the module in the canonical layout. *out is malloc'd by the
- * allocator `a` of the module; free it with sba_free_text. */
+ * allocator `a` of the module; free it with bir_free_text. */
 sba_status bir_save_buffer(const bir_module *m, char **out, size_t *len, sba_error *err);
 /* Writes to a path; "-" is standard output. */
 sba_status bir_save_file(const bir_module *m, const char *path, sba_error *err);

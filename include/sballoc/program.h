@@ -47,7 +47,13 @@ typedef struct bir_linear {
 } bir_linear;
 
 /* Numbers every instruction, loop header and loop end of fn in program order.
- * A Loop's header precedes its body and its end follows it. */
+ * A Loop's header precedes its body and its end follows it. The result owns
+ * its memory, taken from `a` (NULL: the default allocator); free it with
+ * bir_linear_free. NULL, with err filled, when out of memory. */
+bir_linear *bir_linear_new(const bir_function *fn, const sba_allocator *a, sba_error *err);
+void bir_linear_free(bir_linear *lin);
+/* The same into an arena of the library's (the passes' form): *out lives
+ * until the arena is freed. */
 sba_status bir_linearize(const bir_function *fn, struct sba_arena *ar, bir_linear *out,
                          sba_error *err);
 

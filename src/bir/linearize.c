@@ -77,6 +77,36 @@ sba_status bir_linearize(const bir_function *fn, sba_arena *ar, bir_linear *out,
     return SBA_OK;
 }
 
+/* A linearization with its own arena, for callers outside the library. */
+typedef struct owned_linear {
+    bir_linear lin; /* first: the public pointer is this member's */
+    sba_arena ar;
+} owned_linear;
+
+bir_linear *bir_linear_new(const bir_function *fn, const sba_allocator *a, sba_error *err)
+{
+    owned_linear *o = sba_malloc(a, sizeof *o);
+    if (!o) {
+        sba_err(err, SBA_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    sba_arena_init(&o->ar, a);
+    if (bir_linearize(fn, &o->ar, &o->lin, err) != SBA_OK) {
+        bir_linear_free(&o->lin);
+        return NULL;
+    }
+    return &o->lin;
+}
+
+void bir_linear_free(bir_linear *lin)
+{
+    if (!lin) return;
+    owned_linear *o = (owned_linear *)lin;
+    const sba_allocator *a = o->ar.a;
+    sba_arena_free(&o->ar);
+    sba_free(a, o);
+}
+
 /* ---- JSON paths of instructions and operands --------------------------- */
 
 int64_t bir_function_index(const bir_function *fn)
