@@ -61,9 +61,9 @@ static void high_water(sb_ctx *c)
     for (uint32_t i = 0; i < c->n; i++) {
         const sb_node *nd = &c->info[i];
         if (nd->rep != i || !nd->placed) continue;
+        uint32_t touched = sb_quarter_mask(nd->base, nd->partitions);
         for (uint32_t q = 0; q < SBA_BANDS; q++)
-            if ((int64_t)q * 32 < nd->base + nd->partitions && nd->base < (int32_t)(q + 1) * 32 &&
-                nd->addr + nd->bytes > c->rep->high_water[q])
+            if ((touched >> q & 1) && nd->addr + nd->bytes > c->rep->high_water[q])
                 c->rep->high_water[q] = nd->addr + nd->bytes;
     }
 }
@@ -128,27 +128,19 @@ static sba_status impossible(sb_ctx *c, uint32_t v)
  * the cheapest spillable neighbour whose partitions it could share is spilled
  * instead, so it gets room on the next iteration; only when no such neighbour
  * is left does the guard report the function impossible. */
-static uint32_t quarters(int64_t lo, int64_t hi)
-{
-    uint32_t m = 0;
-    for (int64_t q = 0; q < SBA_BANDS; q++)
-        if (q * 32 < hi && lo < (q + 1) * 32) m |= 1u << q;
-    return m;
-}
-
 static bool evict_for(sb_ctx *c, uint32_t v)
 {
     sb_node *nv = &c->info[v];
     uint32_t reach = 0, best = SB_NO_NODE;
     for (uint32_t k = 0; k < sb_height_bands(nv->height); k++) {
         int64_t b = sb_height_band_start(nv->height, k);
-        reach |= quarters(b, b + nv->partitions);
+        reach |= sb_quarter_mask(b, nv->partitions);
     }
     for (uint32_t k = 0; k < nv->degree; k++) {
         uint32_t j = nv->adj[k];
         const sb_node *nj = &c->info[j];
         if (nj->precoloured || nj->unspillable || nj->output || nj->spill || !nj->placed) continue;
-        if (!(quarters(nj->base, nj->base + nj->partitions) & reach)) continue;
+        if (!(sb_quarter_mask(nj->base, nj->partitions) & reach)) continue;
         if (best == SB_NO_NODE || nj->cost / (double)nj->bytes < c->info[best].cost / (double)c->info[best].bytes ||
             (nj->cost / (double)nj->bytes == c->info[best].cost / (double)c->info[best].bytes && j < best))
             best = j;

@@ -94,8 +94,9 @@ static uint32_t band_quarters(const sb_node *nd, uint32_t out[SBA_BANDS])
 {
     uint32_t n = 0;
     if (nd->precoloured) {
+        uint32_t touched = sb_quarter_mask(nd->base, nd->partitions);
         for (uint32_t q = 0; q < SBA_BANDS; q++)
-            if ((int64_t)q * 32 < nd->base + nd->partitions && nd->base < (int32_t)(q + 1) * 32) out[n++] = q;
+            if (touched >> q & 1) out[n++] = q;
         return n;
     }
     if (sb_height_bands(nd->height) > 1) return 0; /* the band is not yet chosen */

@@ -110,3 +110,11 @@ int64_t sb_possible_placements(const sb_ctx *c, uint32_t i)
     if (rows < 0) rows = 0;
     return (int64_t)sb_height_bands(ni->height) * rows;
 }
+
+uint32_t sb_quarter_mask(int64_t base, int64_t partitions)
+{
+    uint32_t m = 0;
+    for (int64_t q = 0; q < SBA_BANDS; q++)
+        if (q * 32 < base + partitions && base < (q + 1) * 32) m |= 1u << q;
+    return m;
+}

@@ -122,6 +122,9 @@ uint32_t sb_height_class(int64_t p, int32_t base);
 /* The class allowing exactly the bases in mask for p partitions; SB_HEIGHTS if none. */
 uint32_t sb_height_for_mask(int64_t p, uint32_t mask);
 uint32_t sb_vertical_impact(uint32_t hj, uint32_t hi);
+/* The partition quarters (bit q: partitions [32q, 32q+32)) that a band of
+ * `partitions` partitions from `base` touches: the one overlap test of bands. */
+uint32_t sb_quarter_mask(int64_t base, int64_t partitions);
 int64_t sb_units(const sb_ctx *c, int64_t bytes);
 int64_t sb_impact(const sb_ctx *c, uint32_t i, uint32_t j);
 int64_t sb_possible_placements(const sb_ctx *c, uint32_t i);

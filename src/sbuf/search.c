@@ -580,10 +580,7 @@ static uint32_t section_of(const uint64_t *pts, uint32_t np, uint64_t t)
 
 static uint8_t quarters_at(int32_t base, int64_t partitions)
 {
-    uint8_t m = 0;
-    for (int32_t q = 0; q < SBA_BANDS; q++)
-        if (q * 32 < base + partitions && base < (q + 1) * 32) m |= (uint8_t)(1u << q);
-    return m;
+    return (uint8_t)sb_quarter_mask(base, partitions);
 }
 
 /* The candidate orders of the portfolio, each a key compared largest first:
