@@ -287,6 +287,34 @@ Test(psum, preplaced_tile_is_fixed)
     bir_module_free(m);
 }
 
+/* Seed 003: the bank is signed and a placement means |bank| (toString takes
+ * the absolute value). A pre-placed bank of -1 holds bank 1, keeps its sign in
+ * the model, and the verifier (inside alloc) checks it as bank 1. */
+Test(psum, negative_preplaced_bank_means_its_magnitude)
+{
+    int f[] = {512, 128};
+    static buf b;
+    b.n = 0;
+    psum_kernel(&b, "\"arch\": \"trn2\", ", 2, f, NULL, NULL, false);
+    char *at = strstr(b.s, "\"name\": \"p1\", \"type\": \"PSUM\"");
+    cr_assert_not_null(at);
+    static char text[65536];
+    size_t head = (size_t)(at - b.s) + strlen("\"name\": \"p1\", \"type\": \"PSUM\"");
+    snprintf(text, sizeof text, "%.*s, \"bank\": -1, \"addr\": 0%s", (int)head, b.s, b.s + head);
+    bir_module *m = load(text);
+    run r = alloc(m, 0);
+    cr_assert_eq(r.st, SBA_OK, "%s", r.err.message);
+    bir_location *p1 = find_loc(m, "p1_set", "p1");
+    cr_assert_eq(p1->bank, -1, "the given sign is kept");
+    cr_assert_eq(bir_location_bank(p1), 1);
+    char desc[64];
+    cr_assert_str_eq(bir_location_describe(p1, desc, sizeof desc), "PSUM bank 1 addr 0");
+    /* p0 fills a whole bank: anywhere but bank 1 */
+    cr_assert_neq(find_loc(m, "p0_set", "p0")->bank, 1);
+    sba_alloc_report_free(&r.rep);
+    bir_module_free(m);
+}
+
 /* p0 of `text` pre-placed at (bank, addr): the text with them inserted. */
 static const char *preplace_p0(const char *text, int bank, int addr)
 {

@@ -50,7 +50,9 @@ static bool print_operand(const bir_inst *in, const bir_operand *op, char rw, in
         return false;
     }
     const bir_location *loc = op->loc ? op->loc : op->set->locs[0];
-    const char *type = bir_memory_type_name(loc->type);
+    char where[96];
+    const char *type = loc->addr != BIR_NO_ADDR ? bir_location_describe(loc, where, sizeof where)
+                                                : bir_memory_type_name(loc->type);
     printf("%s [%s]  partitions [%lld, %lld)  bytes [%lld, %lld)  ", op->set->name, type ? type : "?",
            (long long)fp.part_lo, (long long)fp.part_hi, (long long)fp.byte_lo, (long long)fp.byte_hi);
     print_blocks(&fp);

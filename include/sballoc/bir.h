@@ -388,6 +388,16 @@ sba_status bir_set_build_tensor_id_map(bir_set *set, sba_error *err);
 uint64_t bir_location_unique_id(const bir_location *loc);
 /* setAllocated: sets the flag on the location and mirrors it onto its set. */
 void bir_location_set_allocated(bir_location *loc, bool allocated);
+/* The PSUM bank a placement means: the magnitude of its signed bank, as the
+ * seed's rendering takes it (|bank|); the sign stays as given in the model. */
+int64_t bir_location_bank(const bir_location *loc);
+/* Whether a memory type can hold a placement: only DRAM, SB and PSUM. */
+bool bir_is_placeable(uint32_t type);
+/* The placement rendered by its memory type (the seed's toString): SB by byte
+ * address and base partition, PSUM by |bank| and address, DRAM by address
+ * space and address; other types by name alone. Writes into buf (size bytes,
+ * truncated) and returns it. */
+const char *bir_location_describe(const bir_location *loc, char *buf, size_t size);
 /* Sets pack_id_hint; refused with "... PackIdHint only applies to PSUM." on a
  * location that is not PSUM (unless the hint is -1). */
 sba_status bir_location_set_pack_id_hint(bir_location *loc, int32_t hint, sba_error *err);

@@ -5,6 +5,7 @@
  * names in a module, set and instruction names in a function, location names in
  * a set); unique ids come from one module-wide counter. */
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "base/arena.h"
@@ -184,6 +185,38 @@ void bir_location_set_allocated(bir_location *loc, bool allocated)
 {
     loc->allocated = allocated;
     loc->set->allocated = allocated;
+}
+
+int64_t bir_location_bank(const bir_location *loc)
+{
+    if (loc->bank == INT64_MIN) return INT64_MAX; /* no magnitude fits: outside every PSUM */
+    return loc->bank < 0 ? -loc->bank : loc->bank;
+}
+
+bool bir_is_placeable(uint32_t type)
+{
+    return type == BIR_MEM_DRAM || type == BIR_MEM_SB || type == BIR_MEM_PSUM;
+}
+
+const char *bir_location_describe(const bir_location *loc, char *buf, size_t size)
+{
+    const char *type = bir_memory_type_name(loc->type);
+    if (!type) type = "?";
+    if (loc->type == BIR_MEM_SB && loc->addr != BIR_NO_ADDR)
+        snprintf(buf, size, "SB addr %lld base %d", (long long)loc->addr, loc->base == BIR_NO_BASE ? 0 : loc->base);
+    else if (loc->type == BIR_MEM_PSUM && loc->has_bank && loc->addr != BIR_NO_ADDR)
+        snprintf(buf, size, "PSUM bank %lld addr %lld", (long long)bir_location_bank(loc), (long long)loc->addr);
+    else if (loc->type == BIR_MEM_DRAM) {
+        const char *as = bir_addr_space_name(loc->set->addr_space);
+        if (loc->addr != BIR_NO_ADDR)
+            snprintf(buf, size, "DRAM %s addr %lld", as ? as : "?", (long long)loc->addr);
+        else
+            snprintf(buf, size, "DRAM %s", as ? as : "?");
+    } else if (bir_is_placeable(loc->type))
+        snprintf(buf, size, "%s (unplaced)", type);
+    else
+        snprintf(buf, size, "%s", type);
+    return buf;
 }
 
 sba_status bir_location_set_pack_id_hint(bir_location *loc, int32_t hint, sba_error *err)

@@ -74,6 +74,26 @@ static sba_status check_partitions(const validator *v)
     return SBA_OK;
 }
 
+/* Only DRAM, SB and PSUM hold a placement (seed 003): an address, base or
+ * bank on any other memory type would be taken for one by a later reader. */
+static sba_status check_placeable(const validator *v)
+{
+    for (uint32_t i = 0; i < v->fn->nsets; i++)
+        for (uint32_t l = 0; l < v->fn->sets[i]->nlocs; l++) {
+            const bir_location *loc = v->fn->sets[i]->locs[l];
+            const char *key = loc->addr != BIR_NO_ADDR ? "addr" : loc->base != BIR_NO_BASE ? "base"
+                            : loc->has_bank ? "bank" : NULL;
+            if (!key || bir_is_placeable(loc->type)) continue;
+            char path[256];
+            snprintf(path, sizeof path, "functions[%lld].allocations[%u].memorylocations[%u].%s",
+                     (long long)bir_function_index(v->fn), i, l, key);
+            return sba_err_path(v->err, SBA_ERR_MODEL, path, "location \"%s\" of type %s has a placement (%s); "
+                                "only DRAM, SB and PSUM are placeable", loc->name,
+                                bir_memory_type_name(loc->type) ? bir_memory_type_name(loc->type) : "?", key);
+        }
+    return SBA_OK;
+}
+
 static sba_status check_operand(const validator *v, const bir_inst *in, const bir_operand *op,
                                 const char *role, uint32_t k)
 {
@@ -199,6 +219,7 @@ sba_status bir_validate_function(const bir_function *fn, const sba_target *t, sb
     sba_arena_init(&ar, fn->module ? fn->module->arena->a : NULL);
     validator v = {.fn = fn, .t = t, .err = err, .ar = &ar};
     sba_status s = check_partitions(&v);
+    if (s == SBA_OK) s = check_placeable(&v);
     for (uint32_t i = 0; s == SBA_OK && i < fn->ninsts; i++) s = check_inst(&v, fn->insts[i]);
     if (s == SBA_OK) s = bir_linearize(fn, &ar, &v.lin, err);
     if (s == SBA_OK) s = check_undefined(&v);

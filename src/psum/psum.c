@@ -165,9 +165,10 @@ static sba_status fixed_blocks(pctx *c, const ptile *tl, int64_t at)
 static sba_status fixed_tile(pctx *c, ptile *tl)
 {
     const bir_location *loc = tl->loc;
-    if (loc->bank < 0 || loc->bank >= (int64_t)c->t->psum_banks)
+    int64_t bank = bir_location_bank(loc);
+    if (bank >= (int64_t)c->t->psum_banks)
         return sba_err(c->err, SBA_ERR_MODEL, "pre-placed PSUM location \"%s\": bank %lld is outside [0, %u)",
-                       loc->name, (long long)loc->bank, c->t->psum_banks);
+                       loc->name, (long long)bank, c->t->psum_banks);
     if (loc->addr % c->t->psum_align != 0)
         return sba_err(c->err, SBA_ERR_MODEL, "pre-placed PSUM location \"%s\" at byte %lld is not a multiple "
                        "of the PSUM alignment %u", loc->name, (long long)loc->addr, c->t->psum_align);
@@ -175,7 +176,7 @@ static sba_status fixed_tile(pctx *c, ptile *tl)
         return sba_err(c->err, SBA_ERR_MODEL, "pre-placed PSUM location \"%s\" ends at byte %lld, beyond its "
                        "bank of %u bytes", loc->name, (long long)sat_add(loc->addr, tl->raw), c->t->psum_bank_bytes);
     if (tl->nblk > 1) {
-        sba_status st = fixed_blocks(c, tl, loc->bank * c->bank_bytes + loc->addr);
+        sba_status st = fixed_blocks(c, tl, bank * c->bank_bytes + loc->addr);
         if (st != SBA_OK) return st;
     }
     int32_t base = loc->base;
@@ -187,7 +188,7 @@ static sba_status fixed_tile(pctx *c, ptile *tl)
                        "allowed for %lld partitions and the accesses of the tensor", loc->name, base,
                        (long long)tl->parts);
     tl->fixed = tl->placed = true;
-    tl->bank = loc->bank;
+    tl->bank = bank;
     tl->addr = loc->addr;
     tl->base = base;
     return SBA_OK;
@@ -479,9 +480,11 @@ static void commit(pctx *c, sba_function_report *rep)
              (long long)tl->bank, (long long)tl->addr, tl->base, (long long)tl->bytes, tl->start, tl->end, across,
              tl->accum ? ", accumulation group" : "", tl->fixed ? ", pre-placed" : "");
         if (tl->fixed && loc->base != BIR_NO_BASE) continue;
-        loc->bank = tl->bank;
-        loc->has_bank = true;
-        loc->addr = tl->addr;
+        if (!tl->fixed) { /* a pre-placed bank keeps the sign it was given */
+            loc->bank = tl->bank;
+            loc->has_bank = true;
+            loc->addr = tl->addr;
+        }
         loc->base = tl->base;
         if (tl->fixed) continue;
         loc->live_n = tl->nblk;

@@ -472,10 +472,11 @@ static sba_status check_psum_location(verifier *v, uint32_t li)
     const char *ln = loc->name, *sn = s->set->name;
     const int64_t B = t->psum_bank_bytes;
     int64_t n = loc->live_n ? loc->live_n : s->nblocks, b = loc->base == BIR_NO_BASE ? 0 : loc->base, bytes, end;
-    if (loc->bank < 0 || loc->bank >= (int64_t)t->psum_banks)
+    const int64_t bank = bir_location_bank(loc);
+    if (bank >= (int64_t)t->psum_banks)
         return sba_err_path(v->err, SBA_ERR_MODEL, path,
                             "verify: PSUM location \"%s\" of tensor \"%s\": bank %lld is outside [0, %u)", ln, sn,
-                            (long long)loc->bank, t->psum_banks);
+                            (long long)bank, t->psum_banks);
     if (n < 1 || n > s->nblocks)
         return sba_err_path(v->err, SBA_ERR_MODEL, path,
                             "verify: PSUM location \"%s\" of tensor \"%s\": live_n %lld is outside [1, %lld] "
@@ -493,13 +494,13 @@ static sba_status check_psum_location(verifier *v, uint32_t li)
         return sba_err_path(v->err, SBA_ERR_MODEL, path,
                             "verify: PSUM location \"%s\" of tensor \"%s\": bytes [%lld, %lld) of bank %lld%s cross "
                             "the bank boundary at %lld",
-                            ln, sn, (long long)loc->addr, (long long)end, (long long)loc->bank, which, (long long)B);
+                            ln, sn, (long long)loc->addr, (long long)end, (long long)bank, which, (long long)B);
     /* blocks 1 .. n-1: every bank boundary before the end of the last block,
      * the end of PSUM included, must fall between two blocks, and no block
      * may start past the end of PSUM */
-    int64_t at = loc->bank * B + loc->addr, stop;
+    int64_t at = bank * B + loc->addr, stop;
     if (__builtin_add_overflow(at, bytes, &stop)) stop = INT64_MAX;
-    for (int64_t m = loc->bank + 1; m <= (int64_t)t->psum_banks && m * B < stop; m++) {
+    for (int64_t m = bank + 1; m <= (int64_t)t->psum_banks && m * B < stop; m++) {
         int64_t d = m * B - at, k = d / s->bpb, x = at + k * s->bpb;
         if (d % s->bpb != 0)
             return sba_err_path(v->err, SBA_ERR_MODEL, path,

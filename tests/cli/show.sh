@@ -87,6 +87,22 @@ if [ $? -ne 0 ] || ! cmp -s "$tmp/out" "$tmp/expect"; then
     failed=$((failed + 1))
 fi
 
+# After allocation every operand shows its placement by memory type (the
+# seed's rendering): SB by address and base, PSUM by bank and address.
+"$bin" alloc "$tmp/in.json" -o "$tmp/alloc.json" >/dev/null 2>"$tmp/err" || {
+    echo "FAIL alloc before show"
+    cat "$tmp/err"
+    failed=$((failed + 1))
+}
+"$bin" show "$tmp/alloc.json" >"$tmp/out" 2>"$tmp/err"
+for want in ' R w \[SB addr [0-9]* base 0\] ' ' W acc \[PSUM bank [0-7] addr [0-9]*\] '; do
+    grep -q "$want" "$tmp/out" || {
+        echo "FAIL show of an allocated module: no line matching '$want'"
+        cat "$tmp/out"
+        failed=$((failed + 1))
+    }
+done
+
 # A footprint that cannot be derived: the error as check prints it, exit 2.
 case=011-partition-out-of-bound.json
 (cd "$src/tests/errors/program" && "$bin" show "$case") >"$tmp/out" 2>"$tmp/err"
