@@ -7,7 +7,9 @@
  * Placements made by spill code are never spilled again (infinite cost).
  *
  * getLatency(src, dst, bytes) = fixed[src][dst] + partitions-parallel bytes /
- * bandwidth[src][dst], in cycles, over DRAM/SB/PSUM (docs/passes.md):
+ * bandwidth[src][dst], in cycles, over DRAM/SB/PSUM. The seed gives the shape
+ * (only these three memories move data); the numbers are ours, set to rank
+ * spill candidates, not measured (docs/passes.md):
  *   DRAM->SB, SB->DRAM: 2000 + bytes/16   (a DMA round trip to HBM)
  *   SB->SB, SB<->PSUM:    64 + bytes/64   (on-chip engines)
  *   DRAM->DRAM:         2000 + bytes/16
