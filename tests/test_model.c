@@ -205,16 +205,17 @@ Test(enums, dtype_sizes)
         uint32_t size;
     } t[] = {{"float32", 4}, {"bfloat16", 2}, {"float16", 2}, {"float8_e4m3", 1},
              {"float8_e5m2", 1}, {"int8", 1}, {"uint8", 1}, {"int16", 2}, {"uint16", 2},
-             {"int32", 4}, {"uint32", 4}, {"int64", 8}, {"uint64", 8}, {"float64", 8}};
-    cr_assert_eq(BIR_DT_COUNT, 14);
-    for (uint32_t i = 0; i < 14; i++) {
+             {"int32", 4}, {"uint32", 4}, {"int64", 8}, {"uint64", 8}, {"float64", 8},
+             {"float8e4", 1}, {"float8e5", 1}, {"bool", 1}};
+    cr_assert_eq(BIR_DT_COUNT, 17);
+    for (uint32_t i = 0; i < 17; i++) {
         uint32_t v = 99;
         cr_assert(bir_dtype_parse(t[i].name, &v));
         cr_assert_eq(v, i);
         cr_assert_str_eq(bir_dtype_name(i), t[i].name);
         cr_assert_eq(bir_dtype_size(i), t[i].size, "%s", t[i].name);
     }
-    cr_assert_eq(bir_dtype_size(14), 0);
+    cr_assert_eq(bir_dtype_size(BIR_DT_COUNT), 0);
 }
 
 Test(enums, opcodes_matmult_8_loop_105)

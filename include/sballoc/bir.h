@@ -11,6 +11,7 @@
 #define SBALLOC_BIR_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "sballoc/export.h"
@@ -114,6 +115,12 @@ typedef enum bir_dtype {
     BIR_DT_INT64,
     BIR_DT_UINT64,
     BIR_DT_FLOAT64,
+    /* The compiler's own spellings (its BIR dumps): float8e4 and float8e5 are
+     * float8_e4m3 and float8_e5m2 under another name, kept so that a dump is
+     * written back as it was read; bool is one byte. */
+    BIR_DT_FLOAT8E4,
+    BIR_DT_FLOAT8E5,
+    BIR_DT_BOOL,
     BIR_DT_COUNT
 } bir_dtype;
 
@@ -121,7 +128,11 @@ const char *bir_dtype_name(uint32_t dt);
 bool bir_dtype_parse(const char *name, uint32_t *out);
 uint32_t bir_dtype_size(uint32_t dt);
 
-/* Engines of the public model. */
+/* Engines of the public model, then the compiler's own spellings of them
+ * (its BIR dumps say "DVE" where the public model says "dve"), and ALL, an
+ * instruction that orders every engine (a barrier). Each spelling is its own
+ * value so that a module is written back as it was read; bir_engine_unit
+ * gives the engine a spelling stands for. */
 typedef enum bir_engine {
     BIR_ENG_UNASSIGNED = 0,
     BIR_ENG_ACT,
@@ -130,11 +141,21 @@ typedef enum bir_engine {
     BIR_ENG_PE,
     BIR_ENG_POOL,
     BIR_ENG_SP,
+    BIR_ENG_CC_UNASSIGNED,   /* "Unassigned" */
+    BIR_ENG_CC_ACTIVATION,   /* "Activation" */
+    BIR_ENG_CC_PE,           /* "PE" */
+    BIR_ENG_CC_DVE,          /* "DVE" */
+    BIR_ENG_CC_POOL,         /* "Pool" */
+    BIR_ENG_CC_SP,           /* "SP" */
+    BIR_ENG_ALL,             /* "ALL" */
     BIR_ENG_COUNT
 } bir_engine;
 
 const char *bir_engine_name(uint32_t e);
 bool bir_engine_parse(const char *name, uint32_t *out);
+/* The engine a spelling stands for: BIR_ENG_UNASSIGNED .. BIR_ENG_SP, or
+ * BIR_ENG_ALL; BIR_ENG_COUNT for a value that is not an engine. */
+uint32_t bir_engine_unit(uint32_t e);
 
 /* Opcodes. Matmult = 8 and Loop = 105 as in seed 000; the rest are ours
  * (docs/format.md lists them). BIR_OP_OTHER keeps an opcode this table does not
@@ -153,11 +174,63 @@ typedef enum bir_opcode {
     BIR_OP_MEMSET = 10,
     BIR_OP_TENSOR_REDUCE = 11,
     BIR_OP_ITERATOR = 12,
+    /* GpSimd library instructions (ours too): see bir_opcode_rereads_inputs */
+    BIR_OP_GATHER = 20,
+    BIR_OP_NONZERO_WITH_COUNT = 21,
+    BIR_OP_NONZERO = 22,
+    BIR_OP_LOCAL_GATHER = 23,
+    BIR_OP_MAX8 = 24,
+    BIR_OP_TOPK = 25,
+    BIR_OP_MATCH_REPLACE8 = 26,
+    BIR_OP_RANGE_SELECT = 27,
+    BIR_OP_MAX_INDEX8 = 28,
     BIR_OP_LOOP = 105
 } bir_opcode;
 
 const char *bir_opcode_name(uint32_t op);        /* NULL when not in the table */
 bool bir_opcode_parse(const char *name, uint32_t *out);
+/* The GpSimd library instructions (Gather, NonzeroWithCount, Nonzero,
+ * LocalGather, Max8, TopK, MatchReplace8, RangeSelect, MaxIndex8): the device
+ * runs them in pieces that re-read their inputs while writing, so an output
+ * placed over one of the instruction's own inputs corrupts the result. The
+ * allocator never coalesces or overlaps them; the verifier refuses it. */
+bool bir_opcode_rereads_inputs(uint32_t op);
+
+/* Which spelling a module was read in. The compiler's own (its BIR dumps) is
+ * recognised by a spelling only it uses: an engine or dtype name of its own,
+ * an operand naming only its location (memref), a repeated instruction name,
+ * or a top-level "queues". Such a module is written back in its spelling:
+ * only the keys it had, plus the placements allocation fills. */
+typedef enum bir_spelling {
+    BIR_SPELLING_SBALLOC = 0,
+    BIR_SPELLING_COMPILER,
+    BIR_SPELLING_COUNT
+} bir_spelling;
+
+const char *bir_spelling_name(uint32_t s);
+
+/* Keys an object was read without (bir_*.omitted): a module in the
+ * compiler's spelling is written back without them when they still hold
+ * their defaults. Objects made through the API omit nothing. */
+enum {
+    BIR_OMIT_VERSION = 1u << 0,       /* module */
+    BIR_OMIT_ALLOCATIONS = 1u << 1,   /* function */
+    BIR_OMIT_BLOCKS = 1u << 2,        /* function */
+    BIR_OMIT_KIND = 1u << 3,          /* set: kind; operand: kind */
+    BIR_OMIT_TENSOR_CLASS = 1u << 4,  /* set */
+    BIR_OMIT_PARTITION_DIM = 1u << 5, /* set */
+    BIR_OMIT_ADDR_SPACE = 1u << 6,    /* set */
+    BIR_OMIT_TENSOR_ID = 1u << 7,     /* location */
+    BIR_OMIT_ALLOCATED = 1u << 8,     /* location */
+    BIR_OMIT_INSTRUCTIONS = 1u << 9,  /* block */
+    BIR_OMIT_ENGINE = 1u << 10,       /* instruction */
+    BIR_OMIT_INS = 1u << 11,          /* instruction */
+    BIR_OMIT_OUTS = 1u << 12,         /* instruction */
+    BIR_OMIT_MEMSETREF = 1u << 13,    /* operand */
+    BIR_OMIT_MEMREF = 1u << 14,       /* operand */
+    BIR_OMIT_DTYPE = 1u << 15,        /* operand */
+    BIR_OMIT_OFFSET = 1u << 16        /* operand */
+};
 
 /* ---- objects ----------------------------------------------------------- */
 
@@ -233,6 +306,7 @@ struct bir_location {
     uint32_t nalias, capalias;
     uint32_t node;           /* scratch: the allocator's node id during a pass */
     uint32_t alloc_flags;    /* allocator-owned: BIR_LOC_* below; not saved */
+    uint32_t omitted;        /* BIR_OMIT_* */
     bir_extras extras;
 };
 
@@ -254,6 +328,8 @@ struct bir_set {
     bir_location **by_tensor_id; /* tensorId2MemLoc; NULL holes */
     uint32_t n_by_tensor_id;
     struct sba_strmap *loc_by_name; /* the name -> placement table */
+    const char *src_name;    /* debug.tensor_name: the kernel's name for it; NULL when absent */
+    uint32_t omitted;        /* BIR_OMIT_* */
     bir_extras extras;
 };
 
@@ -284,6 +360,7 @@ struct bir_operand {
     bir_term *terms;         /* symbolic_ap only */
     uint32_t nterms;
     const char *raw;         /* BIR_OPND_OTHER: the whole operand as JSON */
+    uint32_t omitted;        /* BIR_OMIT_* */
     bir_extras extras;
 };
 
@@ -307,6 +384,9 @@ struct bir_inst {
     bir_block **blocks;
     uint32_t nblocks, capblocks;
     uint32_t index;          /* position in the function's instruction list */
+    int64_t src_line;        /* debug.lineno: the kernel source line; -1 when absent */
+    const char *src_op;      /* debug.op_name, e.g. "nl.exp"; NULL when absent */
+    uint32_t omitted;        /* BIR_OMIT_* */
     bir_extras extras;
 };
 
@@ -315,6 +395,7 @@ struct bir_block {
     bir_inst *loop;          /* enclosing loop, NULL at function level */
     bir_inst **insts;
     uint32_t ninsts, capinsts;
+    uint32_t omitted;        /* BIR_OMIT_* */
     bir_extras extras;
 };
 
@@ -328,7 +409,8 @@ struct bir_function {
     uint32_t nblocks, capblocks;
     bir_inst **insts;        /* every instruction, loops included, in program order */
     uint32_t ninsts, capinsts;
-    struct sba_strmap *inst_by_name;
+    struct sba_strmap *inst_by_name; /* the first instruction of each name */
+    uint32_t omitted;        /* BIR_OMIT_* */
     bir_extras extras;
 };
 
@@ -356,6 +438,8 @@ struct bir_module {
     bir_function **fns;
     uint32_t nfns, capfns;
     uint64_t next_unique_id; /* the module-wide id counter */
+    uint32_t spelling;       /* bir_spelling: how save writes it back */
+    uint32_t omitted;        /* BIR_OMIT_* */
     bir_extras extras;
 };
 
@@ -449,6 +533,12 @@ sba_status bir_function_reindex(bir_function *fn, sba_error *err);
 const char *bir_function_fresh_inst_name(bir_function *fn, const char *base);
 /* A location name not yet used in set: `base`, else base.1, base.2, ... */
 const char *bir_set_fresh_location_name(bir_set *set, const char *base);
+
+/* The kernel source of an instruction, from its debug.lineno and
+ * debug.op_name, for messages: " (line 14, nl.exp)", " (line 14)",
+ * " (nl.exp)", or "" when it has neither. Written into buf (size bytes,
+ * truncated to fit); returns buf. */
+const char *bir_inst_source(const bir_inst *in, char *buf, size_t size);
 
 /* Records every operand's access in the reader and writer lists of its set and
  * location: outs are writes, ins are reads. Clears earlier lists first. */

@@ -98,8 +98,10 @@ bool bir_tensor_kind_is_output(uint32_t k) { return k - 3u <= 2; }
 static const char *const dtype_names[BIR_DT_COUNT] = {
     "float32", "bfloat16", "float16", "float8_e4m3", "float8_e5m2", "int8", "uint8",
     "int16", "uint16", "int32", "uint32", "int64", "uint64", "float64",
+    /* the compiler's own spellings */
+    "float8e4", "float8e5", "bool",
 };
-static const uint8_t dtype_sizes[BIR_DT_COUNT] = {4, 2, 2, 1, 1, 1, 1, 2, 2, 4, 4, 8, 8, 8};
+static const uint8_t dtype_sizes[BIR_DT_COUNT] = {4, 2, 2, 1, 1, 1, 1, 2, 2, 4, 4, 8, 8, 8, 1, 1, 1};
 
 const char *bir_dtype_name(uint32_t dt) { return dt < BIR_DT_COUNT ? dtype_names[dt] : NULL; }
 bool bir_dtype_parse(const char *name, uint32_t *out) { return find_name(dtype_names, BIR_DT_COUNT, name, out); }
@@ -107,10 +109,21 @@ uint32_t bir_dtype_size(uint32_t dt) { return dt < BIR_DT_COUNT ? dtype_sizes[dt
 
 static const char *const engine_names[BIR_ENG_COUNT] = {
     "unassigned", "act", "dma", "dve", "pe", "pool", "sp",
+    /* the compiler's own spellings, then the all-engine barrier */
+    "Unassigned", "Activation", "PE", "DVE", "Pool", "SP", "ALL",
+};
+static const uint8_t engine_units[BIR_ENG_COUNT] = {
+    BIR_ENG_UNASSIGNED, BIR_ENG_ACT, BIR_ENG_DMA, BIR_ENG_DVE, BIR_ENG_PE, BIR_ENG_POOL, BIR_ENG_SP,
+    BIR_ENG_UNASSIGNED, BIR_ENG_ACT, BIR_ENG_PE, BIR_ENG_DVE, BIR_ENG_POOL, BIR_ENG_SP, BIR_ENG_ALL,
 };
 
 const char *bir_engine_name(uint32_t e) { return e < BIR_ENG_COUNT ? engine_names[e] : NULL; }
 bool bir_engine_parse(const char *name, uint32_t *out) { return find_name(engine_names, BIR_ENG_COUNT, name, out); }
+uint32_t bir_engine_unit(uint32_t e) { return e < BIR_ENG_COUNT ? engine_units[e] : BIR_ENG_COUNT; }
+
+static const char *const spelling_names[BIR_SPELLING_COUNT] = {"sballoc", "compiler"};
+
+const char *bir_spelling_name(uint32_t s) { return s < BIR_SPELLING_COUNT ? spelling_names[s] : NULL; }
 
 static const struct {
     uint32_t op;
@@ -128,6 +141,15 @@ static const struct {
     {BIR_OP_MEMSET, "Memset"},
     {BIR_OP_TENSOR_REDUCE, "TensorReduce"},
     {BIR_OP_ITERATOR, "Iota"},
+    {BIR_OP_GATHER, "Gather"},
+    {BIR_OP_NONZERO_WITH_COUNT, "NonzeroWithCount"},
+    {BIR_OP_NONZERO, "Nonzero"},
+    {BIR_OP_LOCAL_GATHER, "LocalGather"},
+    {BIR_OP_MAX8, "Max8"},
+    {BIR_OP_TOPK, "TopK"},
+    {BIR_OP_MATCH_REPLACE8, "MatchReplace8"},
+    {BIR_OP_RANGE_SELECT, "RangeSelect"},
+    {BIR_OP_MAX_INDEX8, "MaxIndex8"},
     {BIR_OP_LOOP, "Loop"},
 };
 
@@ -148,6 +170,8 @@ bool bir_opcode_parse(const char *name, uint32_t *out)
     }
     return false;
 }
+
+bool bir_opcode_rereads_inputs(uint32_t op) { return op >= BIR_OP_GATHER && op <= BIR_OP_MAX_INDEX8; }
 
 /* Usable SBUF bytes per partition from the public tile_size facts; PSUM is
  * 8 banks x 2 KiB per partition with 4-byte alignment on every generation. */

@@ -7,6 +7,13 @@
  * function's sets, after every location exists, as the seed's loader does.
  * Keys the model does not interpret are kept verbatim (bir_extras).
  *
+ * Two spellings load: sballoc's own and the one the compiler writes in its
+ * BIR dumps (its engine and dtype names, an operand that names only its
+ * location in memref, repeated instruction names). A spelling only the
+ * compiler uses marks the module BIR_SPELLING_COMPILER, and every object
+ * records the keys it lacked (BIR_OMIT_*), so that save writes the module
+ * back as it was read.
+ *
  * Requires: nothing. Produces: a bir_module with def-use lists and tensor-id
  * maps built. Complexity: linear in the document. */
 #include <errno.h>
@@ -42,6 +49,10 @@ typedef struct loader {
     bir_inst *loops[MAX_LOOP_DEPTH]; /* enclosing loops while parsing a body */
     uint32_t depth;
     struct sba_strmap *block_names; /* the current function's block names */
+    struct sba_strmap *loc_names;   /* the current function's location names, made on
+                                       first use by an operand's memref */
+    struct sba_strmap *loc_dups;    /* the names among them that two sets share */
+    bool compiler;                  /* a spelling only the compiler uses was seen */
 } loader;
 
 /* ---- paths and errors -------------------------------------------------- */
@@ -226,6 +237,48 @@ static bool keep_extras(loader *L, json_t *obj, const char *const *known, bir_ex
 
 /* ---- allocations ------------------------------------------------------- */
 
+/* The names the enum parsers accept, for messages. */
+static const char *const DTYPES = "float32, bfloat16, float16, float8_e4m3, float8_e5m2, int8, uint8, int16, "
+                                  "uint16, int32, uint32, int64, uint64, float64, float8e4, float8e5, bool";
+static const char *const ENGINES = "unassigned, act, dma, dve, pe, pool, sp, Unassigned, Activation, PE, DVE, "
+                                   "Pool, SP, ALL";
+
+/* Records that obj lacks key: bit goes into *omitted. */
+static void note_omitted(json_t *obj, const char *key, uint32_t bit, uint32_t *omitted)
+{
+    if (!json_object_get(obj, key)) *omitted |= bit;
+}
+
+/* An optional debug-style member `key` of obj: a non-empty string copied into
+ * the arena, or NULL when absent, null or empty. Another type is an error. */
+static bool get_note(loader *L, json_t *obj, const char *key, const char **out)
+{
+    json_t *v = json_object_get(obj, key);
+    if (!v || json_is_null(v)) return true;
+    size_t s = push_key(L, key);
+    if (!want_type(L, v, JSON_STRING, "a string")) return false;
+    if (json_string_length(v) && strlen(json_string_value(v)) == json_string_length(v) &&
+        !(*out = sba_arena_strdup(L->m->arena, json_string_value(v))))
+        return nomem(L);
+    pop(L, s);
+    return true;
+}
+
+/* The object under `debug` (kept verbatim as an extra key), or NULL when
+ * absent or null. */
+static bool get_debug(loader *L, json_t *obj, json_t **out)
+{
+    *out = json_object_get(obj, "debug");
+    if (!*out || json_is_null(*out)) {
+        *out = NULL;
+        return true;
+    }
+    size_t s = push_key(L, "debug");
+    if (!want_type(L, *out, JSON_OBJECT, "a debug object")) return false;
+    pop(L, s);
+    return true;
+}
+
 static const char *const MEMTYPES = "Unallocated, Input, Output, DRAM, SB, PSUM, RNGSTATE, REG";
 
 static const char *const location_keys[] = {
@@ -296,6 +349,8 @@ static bool load_location(loader *L, bir_set *set, json_t *jl, pending_vec *pend
     bool b = false;
     if (!get_bool(L, jl, "allocated", &b)) return false;
     if (json_object_get(jl, "allocated")) bir_location_set_allocated(loc, b);
+    note_omitted(jl, "tensor_id", BIR_OMIT_TENSOR_ID, &loc->omitted);
+    note_omitted(jl, "allocated", BIR_OMIT_ALLOCATED, &loc->omitted);
     if (!get_bool(L, jl, "pinned", &loc->pinned)) return false;
     if (!get_bool(L, jl, "user_allocated", &loc->storage.user_allocated)) return false;
     json_t *alias;
@@ -338,11 +393,8 @@ static bool load_set(loader *L, bir_function *fn, json_t *js, pending_vec *pendi
                   "NeuronLocalTensor, NeuronSBTensor, NeuronPSUMTensor, SingleValueTensor",
                   &set->tensor_class))
         return false;
-    if (!get_enum(L, js, "dtype", true, bir_dtype_parse, "dtype",
-                  "float32, bfloat16, float16, float8_e4m3, float8_e5m2, int8, uint8, int16, "
-                  "uint16, int32, uint32, int64, uint64, float64",
-                  &set->dtype))
-        return false;
+    if (!get_enum(L, js, "dtype", true, bir_dtype_parse, "dtype", DTYPES, &set->dtype)) return false;
+    L->compiler |= set->dtype >= BIR_DT_FLOAT8E4;
     json_t *shape;
     if (!get_array(L, js, "tensor_shape", true, &shape)) return false;
     size_t s = push_key(L, "tensor_shape");
@@ -373,6 +425,17 @@ static bool load_set(loader *L, bir_function *fn, json_t *js, pending_vec *pendi
                   "Local, Shared, Debug", &set->addr_space))
         return false;
     if (!get_bool(L, js, "user_allocated", &set->storage.user_allocated)) return false;
+    note_omitted(js, "kind", BIR_OMIT_KIND, &set->omitted);
+    note_omitted(js, "tensor_class", BIR_OMIT_TENSOR_CLASS, &set->omitted);
+    note_omitted(js, "partition_dim", BIR_OMIT_PARTITION_DIM, &set->omitted);
+    note_omitted(js, "addr_space", BIR_OMIT_ADDR_SPACE, &set->omitted);
+    json_t *dbg;
+    if (!get_debug(L, js, &dbg)) return false;
+    if (dbg) {
+        s = push_key(L, "debug");
+        if (!get_note(L, dbg, "tensor_name", &set->src_name)) return false;
+        pop(L, s);
+    }
     json_t *locs;
     if (!get_array(L, js, "memorylocations", true, &locs)) return false;
     s = push_key(L, "memorylocations");
@@ -462,6 +525,65 @@ static bool load_blocks(loader *L, bir_function *fn, bir_inst *loop, json_t *blo
 static const char *const operand_keys[] = {"kind", "memsetref", "memref", "dtype", "offset",
                                            "ap", "terms", NULL};
 
+/* The location `name` names among all of fn's sets: *out NULL when none,
+ * *dup when more than one set has it. The tables are made on first use. */
+static bool find_location(loader *L, bir_function *fn, const char *name, bir_location **out, bool *dup)
+{
+    if (!L->loc_names) {
+        if (!(L->loc_names = sba_strmap_new(L->m->arena)) || !(L->loc_dups = sba_strmap_new(L->m->arena)))
+            return nomem(L);
+        for (uint32_t i = 0; i < fn->nsets; i++)
+            for (uint32_t k = 0; k < fn->sets[i]->nlocs; k++) {
+                bir_location *loc = fn->sets[i]->locs[k];
+                int r = sba_strmap_put(L->loc_names, loc->name, loc, NULL);
+                if (r == 0) r = sba_strmap_put(L->loc_dups, loc->name, loc, NULL);
+                if (r < 0) return nomem(L);
+            }
+    }
+    *out = sba_strmap_get(L->loc_names, name);
+    *dup = *out && sba_strmap_get(L->loc_dups, name);
+    return true;
+}
+
+/* An operand's set and location from memsetref and/or memref (one may be
+ * absent, not both): memref alone must name a location of exactly one set;
+ * with both, the location must belong to the set. */
+static bool resolve_refs(loader *L, bir_function *fn, const char *setname, const char *locname, bir_operand *op)
+{
+    bir_location *any = NULL;
+    bool dup = false;
+    if (setname) {
+        op->set = bir_function_find_set(fn, setname);
+        if (!op->set) {
+            push_key(L, "memsetref");
+            FAIL(L, SBA_ERR_PROGRAM, "memsetref \"%s\" names no memory location set of function \"%s\"",
+                 setname, fn->name);
+        }
+        op->loc = locname ? bir_set_find_location(op->set, locname) : op->set->locs[0];
+        if (op->loc) return true;
+        if (!find_location(L, fn, locname, &any, &dup)) return false;
+        push_key(L, "memref");
+        if (any)
+            FAIL(L, SBA_ERR_PROGRAM, "memref \"%s\" and memsetref \"%s\" disagree: \"%s\" is a memory location "
+                 "of set \"%s\", not of \"%s\"", locname, setname, locname, any->set->name, setname);
+        FAIL(L, SBA_ERR_PROGRAM, "memref \"%s\" names no memory location of set \"%s\"", locname, setname);
+    }
+    if (!find_location(L, fn, locname, &any, &dup)) return false;
+    size_t saved = push_key(L, "memref");
+    if (!any) FAIL(L, SBA_ERR_PROGRAM, "memref \"%s\" names no memory location of function \"%s\"", locname, fn->name);
+    if (dup) {
+        const bir_set *other = NULL;
+        for (uint32_t i = 0; i < fn->nsets && !other; i++)
+            if (fn->sets[i] != any->set && bir_set_find_location(fn->sets[i], locname)) other = fn->sets[i];
+        FAIL(L, SBA_ERR_PROGRAM, "memref \"%s\" is ambiguous: sets \"%s\" and \"%s\" both have a memory location "
+             "of that name; add \"memsetref\"", locname, any->set->name, other ? other->name : "?");
+    }
+    pop(L, saved);
+    op->set = any->set;
+    op->loc = any;
+    return true;
+}
+
 static bool load_operand(loader *L, bir_function *fn, json_t *jo, bir_operand *op)
 {
     if (!want_type(L, jo, JSON_OBJECT, "an operand object")) return false;
@@ -478,32 +600,23 @@ static bool load_operand(loader *L, bir_function *fn, json_t *jo, bir_operand *o
         return op->raw && op->kind_name ? true : nomem(L);
     }
     const char *setname = NULL, *locname = NULL;
-    if (!get_string(L, jo, "memsetref", true, &setname)) return false;
+    if (!get_string(L, jo, "memsetref", false, &setname)) return false;
     if (!get_string(L, jo, "memref", false, &locname)) return false;
-    op->set = bir_function_find_set(fn, setname);
-    if (!op->set) {
-        size_t s = push_key(L, "memsetref");
-        FAIL(L, SBA_ERR_PROGRAM, "memsetref \"%s\" names no memory location set of function \"%s\"",
-             setname, fn->name);
-        pop(L, s);
+    if (!setname && !locname)
+        FAIL(L, SBA_ERR_SCHEMA, "an access operand needs \"memref\" (its memory location) or \"memsetref\" "
+             "(its set)");
+    if (!resolve_refs(L, fn, setname, locname, op)) return false;
+    if (!setname) {
+        op->omitted |= BIR_OMIT_MEMSETREF;
+        L->compiler = true;
     }
-    if (locname) {
-        op->loc = bir_set_find_location(op->set, locname);
-        if (!op->loc) {
-            size_t s = push_key(L, "memref");
-            FAIL(L, SBA_ERR_PROGRAM, "memref \"%s\" names no memory location of set \"%s\"", locname,
-                 setname);
-            pop(L, s);
-        }
-    } else {
-        op->loc = op->set->locs[0];
-    }
+    if (!locname) op->omitted |= BIR_OMIT_MEMREF;
     op->dtype = op->set->dtype;
-    if (!get_enum(L, jo, "dtype", false, bir_dtype_parse, "dtype",
-                  "float32, bfloat16, float16, float8_e4m3, float8_e5m2, int8, uint8, int16, "
-                  "uint16, int32, uint32, int64, uint64, float64",
-                  &op->dtype))
-        return false;
+    if (!get_enum(L, jo, "dtype", false, bir_dtype_parse, "dtype", DTYPES, &op->dtype)) return false;
+    L->compiler |= op->dtype >= BIR_DT_FLOAT8E4;
+    note_omitted(jo, "kind", BIR_OMIT_KIND, &op->omitted);
+    note_omitted(jo, "dtype", BIR_OMIT_DTYPE, &op->omitted);
+    note_omitted(jo, "offset", BIR_OMIT_OFFSET, &op->omitted);
     if (!get_int(L, jo, "offset", false, INT64_MIN / 4, INT64_MAX / 4, &op->offset)) return false;
     json_t *ap;
     if (!get_array(L, jo, "ap", true, &ap)) return false;
@@ -598,6 +711,8 @@ static bool load_inst(loader *L, bir_function *fn, bir_block *b, json_t *ji)
     if (!get_string(L, ji, "opcode", true, &opname)) return false;
     uint32_t opcode = BIR_OP_OTHER;
     (void)bir_opcode_parse(opname, &opcode);
+    /* A repeated name is the compiler's spelling: sballoc's own names are unique. */
+    L->compiler |= bir_function_find_inst(fn, name) != NULL;
     sba_error inner;
     bir_inst *in = bir_inst_add(fn, b, name, opcode, &inner);
     if (!in) {
@@ -608,9 +723,21 @@ static bool load_inst(loader *L, bir_function *fn, bir_block *b, json_t *ji)
     }
     if (opcode == BIR_OP_OTHER && !(in->opcode_name = sba_arena_strdup(L->m->arena, opname)))
         return nomem(L);
-    if (!get_enum(L, ji, "engine", false, bir_engine_parse, "engine",
-                  "unassigned, act, dma, dve, pe, pool, sp", &in->engine))
-        return false;
+    if (!get_enum(L, ji, "engine", false, bir_engine_parse, "engine", ENGINES, &in->engine)) return false;
+    L->compiler |= in->engine >= BIR_ENG_CC_UNASSIGNED;
+    note_omitted(ji, "engine", BIR_OMIT_ENGINE, &in->omitted);
+    note_omitted(ji, "ins", BIR_OMIT_INS, &in->omitted);
+    note_omitted(ji, "outs", BIR_OMIT_OUTS, &in->omitted);
+    json_t *dbg;
+    if (!get_debug(L, ji, &dbg)) return false;
+    if (dbg) {
+        size_t s = push_key(L, "debug");
+        json_t *line = json_object_get(dbg, "lineno");
+        if (line && !json_is_null(line) && !get_int(L, dbg, "lineno", true, 0, INT64_MAX, &in->src_line))
+            return false;
+        if (!get_note(L, dbg, "op_name", &in->src_op)) return false;
+        pop(L, s);
+    }
     if (!load_operands(L, fn, ji, "ins", &in->ins, &in->nins)) return false;
     if (!load_operands(L, fn, ji, "outs", &in->outs, &in->nouts)) return false;
     json_t *axis = json_object_get(ji, "LoopAxis");
@@ -683,6 +810,7 @@ static bool load_blocks(loader *L, bir_function *fn, bir_inst *loop, json_t *blo
         }
         json_t *insts;
         if (!get_array(L, jb, "instructions", false, &insts)) return false;
+        note_omitted(jb, "instructions", BIR_OMIT_INSTRUCTIONS, &b->omitted);
         if (insts) {
             size_t s = push_key(L, "instructions");
             size_t k;
@@ -719,6 +847,9 @@ static bool load_function(loader *L, json_t *jf)
     }
     json_t *allocs, *blocks;
     if (!get_array(L, jf, "allocations", false, &allocs)) return false;
+    note_omitted(jf, "allocations", BIR_OMIT_ALLOCATIONS, &fn->omitted);
+    note_omitted(jf, "blocks", BIR_OMIT_BLOCKS, &fn->omitted);
+    L->loc_names = L->loc_dups = NULL;
     pending_vec pending = {0};
     if (allocs) {
         size_t s = push_key(L, "allocations");
@@ -801,6 +932,8 @@ static bool load_module(loader *L, json_t *root)
     if (!json_is_object(root)) FAIL(L, SBA_ERR_SCHEMA, "expected a BIR module object at the top level, got %s",
                                     type_name(root));
     if (!get_int(L, root, "version", false, 1, 1000, &L->m->version)) return false;
+    note_omitted(root, "version", BIR_OMIT_VERSION, &L->m->omitted);
+    L->compiler |= json_object_get(root, "queues") != NULL;
     const char *arch = NULL;
     if (!get_string(L, root, "arch", false, &arch)) return false;
     if (arch) {
@@ -827,6 +960,7 @@ static bool load_module(loader *L, json_t *root)
         pop(L, si);
     }
     pop(L, s);
+    L->m->spelling = L->compiler ? BIR_SPELLING_COMPILER : BIR_SPELLING_SBALLOC;
     return keep_extras(L, root, module_keys, &L->m->extras);
 }
 

@@ -348,14 +348,14 @@ bir_block *bir_block_add(bir_function *fn, bir_inst *loop, const char *name, sba
 bir_inst *bir_inst_new(bir_function *fn, const char *name, uint32_t opcode, sba_error *err)
 {
     sba_arena *ar = fn_arena(fn);
-    if (sba_strmap_get(fn->inst_by_name, name))
-        return sba_err(err, SBA_ERR_PROGRAM, "duplicate instruction name \"%s\" in function \"%s\"",
-                       name, fn->name), NULL;
+    /* Names may repeat (the compiler's own dumps repeat them): the map keeps
+     * the first instruction of each name. */
     bir_inst *in = sba_arena_zalloc(ar, sizeof *in);
     if (!in || !(in->name = sba_arena_strdup(ar, name)) ||
         sba_strmap_put(fn->inst_by_name, in->name, in, NULL) < 0)
         return nomem(err), NULL;
     in->opcode = opcode;
+    in->src_line = -1;
     in->opcode_name = bir_opcode_name(opcode);
     return in;
 }
@@ -375,6 +375,20 @@ bir_inst *bir_inst_add(bir_function *fn, bir_block *block, const char *name, uin
     block->insts[block->ninsts++] = in;
     fn->insts[fn->ninsts++] = in;
     return in;
+}
+
+const char *bir_inst_source(const bir_inst *in, char *buf, size_t size)
+{
+    if (!size) return buf;
+    buf[0] = '\0';
+    if (!in) return buf;
+    if (in->src_line >= 0 && in->src_op)
+        snprintf(buf, size, " (line %lld, %s)", (long long)in->src_line, in->src_op);
+    else if (in->src_line >= 0)
+        snprintf(buf, size, " (line %lld)", (long long)in->src_line);
+    else if (in->src_op)
+        snprintf(buf, size, " (%s)", in->src_op);
+    return buf;
 }
 
 static bool push_access(sba_arena *ar, bir_access **v, uint32_t *n, uint32_t *cap, bir_inst *in,

@@ -4,6 +4,9 @@
  * carry a value, and the keys the model keeps verbatim (bir_extras) after them
  * in their input order. So a file this writer produced reloads to the same
  * model and re-saves byte-identical. The text is jansson's, two-space indented.
+ * A module read in the compiler's spelling (bir_module.spelling) is written
+ * back in it: its enum spellings are values of their own, and a key the
+ * input lacked (BIR_OMIT_*) stays out while it holds its default.
  *
  * Requires: a module that loaded or was built through the API. Produces: text.
  * Complexity: linear in the module. */
@@ -18,7 +21,11 @@
 
 typedef struct saver {
     bool failed;
+    bool compiler; /* the module's spelling is the compiler's */
 } saver;
+
+/* Whether to write a key the object may have been read without. */
+static bool keep(const saver *S, uint32_t omitted, uint32_t bit) { return !S->compiler || !(omitted & bit); }
 
 /* json_object_set_new that remembers a failure instead of leaking. */
 static void put(saver *S, json_t *obj, const char *key, json_t *v)
@@ -57,11 +64,11 @@ static json_t *save_location(saver *S, const bir_location *loc)
     if (loc->has_dims) put(S, o, "dims", int_pair(loc->dims[0], loc->dims[1]));
     if (loc->live_n > 0) put(S, o, "live_n", json_integer(loc->live_n));
     if (loc->pack_id_hint != -1) put(S, o, "pack_id_hint", json_integer(loc->pack_id_hint));
-    put(S, o, "tensor_id", json_integer(loc->tensor_id));
+    if (keep(S, loc->omitted, BIR_OMIT_TENSOR_ID)) put(S, o, "tensor_id", json_integer(loc->tensor_id));
     if (loc->var_id != BIR_NO_ID) put(S, o, "var_id", json_integer(loc->var_id));
     if (loc->table_entry_id != BIR_NO_ID) put(S, o, "table_entry_id", json_integer(loc->table_entry_id));
     if (loc->memloc_set_id != BIR_NO_ID) put(S, o, "memloc_set_id", json_integer(loc->memloc_set_id));
-    put(S, o, "allocated", json_boolean(loc->allocated));
+    if (loc->allocated || keep(S, loc->omitted, BIR_OMIT_ALLOCATED)) put(S, o, "allocated", json_boolean(loc->allocated));
     if (loc->pinned) put(S, o, "pinned", json_true());
     if (loc->storage.user_allocated) put(S, o, "user_allocated", json_true());
     if (loc->nalias) {
@@ -81,14 +88,18 @@ static json_t *save_set(saver *S, const bir_set *set)
     json_t *o = json_object();
     if (!o) return S->failed = true, NULL;
     put(S, o, "name", json_string(set->name));
-    put(S, o, "kind", json_string(bir_tensor_kind_name(set->kind)));
-    put(S, o, "tensor_class", json_string(bir_tensor_class_name(set->tensor_class)));
+    if (set->kind != BIR_TK_INTERNAL || keep(S, set->omitted, BIR_OMIT_KIND))
+        put(S, o, "kind", json_string(bir_tensor_kind_name(set->kind)));
+    if (set->tensor_class != BIR_TC_TENSOR || keep(S, set->omitted, BIR_OMIT_TENSOR_CLASS))
+        put(S, o, "tensor_class", json_string(bir_tensor_class_name(set->tensor_class)));
     put(S, o, "dtype", json_string(bir_dtype_name(set->dtype)));
     json_t *shape = json_array();
     for (uint32_t i = 0; i < set->rank; i++) append(S, shape, json_integer(set->shape[i]));
     put(S, o, "tensor_shape", shape);
-    put(S, o, "partition_dim", json_integer(set->partition_dim));
-    put(S, o, "addr_space", json_string(bir_addr_space_name(set->addr_space)));
+    if (set->partition_dim != 0 || keep(S, set->omitted, BIR_OMIT_PARTITION_DIM))
+        put(S, o, "partition_dim", json_integer(set->partition_dim));
+    if (set->addr_space != BIR_AS_LOCAL || keep(S, set->omitted, BIR_OMIT_ADDR_SPACE))
+        put(S, o, "addr_space", json_string(bir_addr_space_name(set->addr_space)));
     if (set->storage.user_allocated) put(S, o, "user_allocated", json_true());
     json_t *locs = json_array();
     for (uint32_t i = 0; i < set->nlocs; i++) append(S, locs, save_location(S, set->locs[i]));
@@ -107,11 +118,16 @@ static json_t *save_operand(saver *S, const bir_operand *op)
     }
     json_t *o = json_object();
     if (!o) return S->failed = true, NULL;
-    put(S, o, "kind", json_string(op->kind == BIR_OPND_SYMBOLIC_AP ? "symbolic_ap" : "physical_ap"));
-    put(S, o, "memsetref", json_string(op->set->name));
-    put(S, o, "memref", json_string(op->loc->name));
-    put(S, o, "dtype", json_string(bir_dtype_name(op->dtype)));
-    put(S, o, "offset", json_integer(op->offset));
+    /* An operand the allocator points at a placement of its own names its set too. */
+    bool moved = op->loc->alloc_flags != 0;
+    if (op->kind != BIR_OPND_PHYSICAL_AP || keep(S, op->omitted, BIR_OMIT_KIND))
+        put(S, o, "kind", json_string(op->kind == BIR_OPND_SYMBOLIC_AP ? "symbolic_ap" : "physical_ap"));
+    if (moved || keep(S, op->omitted, BIR_OMIT_MEMSETREF)) put(S, o, "memsetref", json_string(op->set->name));
+    if (op->loc != op->set->locs[0] || keep(S, op->omitted, BIR_OMIT_MEMREF))
+        put(S, o, "memref", json_string(op->loc->name));
+    if (op->dtype != op->set->dtype || keep(S, op->omitted, BIR_OMIT_DTYPE))
+        put(S, o, "dtype", json_string(bir_dtype_name(op->dtype)));
+    if (op->offset != 0 || keep(S, op->omitted, BIR_OMIT_OFFSET)) put(S, o, "offset", json_integer(op->offset));
     json_t *ap = json_array();
     for (uint32_t i = 0; i < op->ndims; i++) append(S, ap, int_pair(op->ap[i][0], op->ap[i][1]));
     put(S, o, "ap", ap);
@@ -140,9 +156,10 @@ static json_t *save_inst(saver *S, const bir_inst *in)
     if (!o) return S->failed = true, NULL;
     put(S, o, "name", json_string(in->name));
     put(S, o, "opcode", json_string(in->opcode_name));
-    put(S, o, "engine", json_string(bir_engine_name(in->engine)));
-    put(S, o, "ins", save_operands(S, in->ins, in->nins));
-    put(S, o, "outs", save_operands(S, in->outs, in->nouts));
+    if (in->engine != BIR_ENG_UNASSIGNED || keep(S, in->omitted, BIR_OMIT_ENGINE))
+        put(S, o, "engine", json_string(bir_engine_name(in->engine)));
+    if (in->nins || keep(S, in->omitted, BIR_OMIT_INS)) put(S, o, "ins", save_operands(S, in->ins, in->nins));
+    if (in->nouts || keep(S, in->omitted, BIR_OMIT_OUTS)) put(S, o, "outs", save_operands(S, in->outs, in->nouts));
     if (in->opcode == BIR_OP_LOOP) {
         put(S, o, "LoopAxis", json_pack("{s:s, s:I, s:I, s:I}", "name", in->axis.name, "lb",
                                         (json_int_t)in->axis.lb, "ub", (json_int_t)in->axis.ub,
@@ -164,9 +181,11 @@ static json_t *save_blocks(saver *S, bir_block *const *blocks, uint32_t n)
             continue;
         }
         put(S, o, "name", json_string(b->name));
-        json_t *insts = json_array();
-        for (uint32_t k = 0; k < b->ninsts; k++) append(S, insts, save_inst(S, b->insts[k]));
-        put(S, o, "instructions", insts);
+        if (b->ninsts || keep(S, b->omitted, BIR_OMIT_INSTRUCTIONS)) {
+            json_t *insts = json_array();
+            for (uint32_t k = 0; k < b->ninsts; k++) append(S, insts, save_inst(S, b->insts[k]));
+            put(S, o, "instructions", insts);
+        }
         put_extras(S, o, &b->extras);
         append(S, a, o);
     }
@@ -177,7 +196,7 @@ static json_t *save_module(saver *S, const bir_module *m)
 {
     json_t *root = json_object();
     if (!root) return S->failed = true, NULL;
-    put(S, root, "version", json_integer(m->version));
+    if (m->version != 2 || keep(S, m->omitted, BIR_OMIT_VERSION)) put(S, root, "version", json_integer(m->version));
     if (m->arch) put(S, root, "arch", json_string(m->arch));
     if (m->has_target) {
         const sba_target *t = &m->target;
@@ -197,10 +216,13 @@ static json_t *save_module(saver *S, const bir_module *m)
             continue;
         }
         put(S, o, "name", json_string(fn->name));
-        json_t *sets = json_array();
-        for (uint32_t k = 0; k < fn->nsets; k++) append(S, sets, save_set(S, fn->sets[k]));
-        put(S, o, "allocations", sets);
-        put(S, o, "blocks", save_blocks(S, fn->blocks, fn->nblocks));
+        if (fn->nsets || keep(S, fn->omitted, BIR_OMIT_ALLOCATIONS)) {
+            json_t *sets = json_array();
+            for (uint32_t k = 0; k < fn->nsets; k++) append(S, sets, save_set(S, fn->sets[k]));
+            put(S, o, "allocations", sets);
+        }
+        if (fn->nblocks || keep(S, fn->omitted, BIR_OMIT_BLOCKS))
+            put(S, o, "blocks", save_blocks(S, fn->blocks, fn->nblocks));
         put_extras(S, o, &fn->extras);
         append(S, fns, o);
     }
@@ -236,7 +258,7 @@ sba_status bir_save_buffer(const bir_module *m, char **out, size_t *len, sba_err
     *len = 0;
     sba_status st = check_model(m, err);
     if (st != SBA_OK) return st;
-    saver S = {0};
+    saver S = {.compiler = m->spelling == BIR_SPELLING_COMPILER};
     json_t *root = save_module(&S, m);
     /* json_dumpb measures, then writes into the module's allocator: jansson's
      * own json_dumps drops bytes when its buffer cannot grow (2.14 ignores the
