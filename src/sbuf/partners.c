@@ -8,7 +8,9 @@
  * whose source dies at the copy (the copy becomes a no-op) and the chain
  * acc1 = acc0 ⊕ x (an in-place accumulation). Members thus never hold two
  * different live values at once, and an instruction contributes at most one
- * pair, so two operands read together are never partners.
+ * pair, so two operands read together are never partners. A GpSimd library
+ * instruction (Gather, TopK, ...) never pairs: it re-reads its inputs while
+ * it writes (bir_opcode_rereads_inputs).
  *
  * Members are compared by partition offset from the group base (tp >= base,
  * as the seed asserts); the transitive expansion is a union-find; the Briggs
@@ -95,7 +97,7 @@ static int64_t partition_offset(int64_t tp, int64_t base)
 
 static void pair_for(sb_ctx *c, bir_inst *in)
 {
-    if (!elementwise(in->opcode) || in->nouts != 1) return;
+    if (bir_opcode_rereads_inputs(in->opcode) || !elementwise(in->opcode) || in->nouts != 1) return;
     const bir_operand *out = &in->outs[0];
     if (!out->loc || out->loc->type != BIR_MEM_SB || out->loc->node == SB_NO_NODE) return;
     uint32_t b = out->loc->node;

@@ -401,8 +401,9 @@ static sba_status check_location(verifier *v, uint32_t li, const bir_inst *by)
     loc_path(v, l, path, sizeof path);
     const char *ln = loc->name, *sn = s->set->name;
     if (loc->addr == BIR_NO_ADDR || loc->base == BIR_NO_BASE) {
-        char use[320] = "";
-        if (by) snprintf(use, sizeof use, " (accessed by instruction \"%s\")", by->name);
+        char use[320] = "", src[96];
+        if (by) snprintf(use, sizeof use, " (accessed by instruction \"%s\"%s)", by->name,
+                         bir_inst_source(by, src, sizeof src));
         return sba_err_path(v->err, SBA_ERR_MODEL, path,
                             "verify: SB location \"%s\" of tensor \"%s\" is not placed: addr and base "
                             "are required%s",
@@ -596,14 +597,15 @@ static sba_status check_operand_base(verifier *v, const vop *o)
 {
     const vloc_info *l = &v->locs[o->loc];
     if (o->whole.base_mask >> (l->base / 32) & 1u) return SBA_OK;
-    char path[256], allowed[64];
+    char path[256], allowed[64], src[96];
     bir_inst_path(v->fn, o->in, o->op, path, sizeof path);
     mask_text(o->whole.base_mask, allowed, sizeof allowed);
     return sba_err_path(v->err, SBA_ERR_MODEL, path,
                         "verify: SB location \"%s\" of tensor \"%s\" at base partition %lld: instruction "
-                        "\"%s\" accesses its partitions [%lld, %lld), which the start-partition rule "
+                        "\"%s\"%s accesses its partitions [%lld, %lld), which the start-partition rule "
                         "allows only at bases %s",
                         l->loc->name, v->sets[l->set].set->name, (long long)l->base, o->in->name,
+                        bir_inst_source(o->in, src, sizeof src),
                         (long long)o->whole.part_lo, (long long)o->whole.part_hi, allowed);
 }
 
@@ -669,11 +671,11 @@ static bool operand_offset(const verifier *v, const bir_operand *op, bool first,
 
 static sba_status overflow_error(verifier *v, const vop *o)
 {
-    char path[256];
+    char path[256], src[96];
     bir_inst_path(v->fn, o->in, o->op, path, sizeof path);
     return sba_err_path(v->err, SBA_ERR_PROGRAM, path,
-                        "verify: the offset of instruction \"%s\" on tensor \"%s\" overflows 64 bits",
-                        o->in->name, o->op->set->name);
+                        "verify: the offset of instruction \"%s\"%s on tensor \"%s\" overflows 64 bits",
+                        o->in->name, bir_inst_source(o->in, src, sizeof src), o->op->set->name);
 }
 
 static sba_status eval(verifier *v, vop *o, xgeo *g)
@@ -845,12 +847,15 @@ static sba_status read_error(verifier *v, const rcheck *c, const char *subject, 
         snprintf(where, sizeof where, "%s \"%s\" (%s location \"%s\"%s) at partitions [%u, %u) bytes [%lld, %lld)",
                  verb, s->set->name, type_word(l->loc->type), l->loc->name, blk, c->f.p0, c->f.p1,
                  (long long)c->f.x0, (long long)c->f.x1);
+    char src[96];
     if (c->f.by == VSPACE_NO_WRITER) snprintf(writer, sizeof writer, "placed there at function entry");
-    else snprintf(writer, sizeof writer, "written there by instruction \"%s\"", v->fn->insts[c->f.by]->name);
+    else snprintf(writer, sizeof writer, "written there by instruction \"%s\"%s", v->fn->insts[c->f.by]->name,
+                  bir_inst_source(v->fn->insts[c->f.by], src, sizeof src));
     const vvalue *exp = &vals[c->expect];
     char expected[320];
     if (exp->by == VSPACE_NO_WRITER) snprintf(expected, sizeof expected, "its value at function entry");
-    else snprintf(expected, sizeof expected, "the value defined by instruction \"%s\"", v->fn->insts[exp->by]->name);
+    else snprintf(expected, sizeof expected, "the value defined by instruction \"%s\"%s", v->fn->insts[exp->by]->name,
+                  bir_inst_source(v->fn->insts[exp->by], src, sizeof src));
 
     if (!c->f.val)
         return sba_err_path(v->err, SBA_ERR_PROGRAM, path,
@@ -885,8 +890,8 @@ static sba_status check_read(verifier *v, const vop *o, const xgeo *g, int64_t b
     v->rep->reads++;
     v->rep->bytes += (uint64_t)(g->p1 - g->p0) * (uint64_t)(g->x1 - g->x0);
     if (rc == 0) return SBA_OK;
-    char subject[320];
-    snprintf(subject, sizeof subject, "instruction \"%s\"", o->in->name);
+    char subject[320], src[96];
+    snprintf(subject, sizeof subject, "instruction \"%s\"%s", o->in->name, bir_inst_source(o->in, src, sizeof src));
     return read_error(v, &c, subject, "reads tensor", o->in, o->op, o->loc, block);
 }
 
@@ -1001,6 +1006,66 @@ static uint32_t move_root(verifier *v, const vop *in, const xgeo *gi, const vop 
     return u == UINT32_MAX || u == 0 ? 0 : v->values.v[u].root;
 }
 
+/* ---- library instructions ------------------------------------------------ */
+
+/* The physical rectangle of one block of an operand in a shared space (SB or
+ * placed PSUM); false for private and DRAM storage, which cannot overlap. */
+static bool shared_rect(verifier *v, const vop *o, const xgeo *g, int64_t block, vspace **sp, rrect *r)
+{
+    const vloc_info *l = &v->locs[o->loc];
+    if (!l->sb && !l->psum) return false;
+    vstore st = storage(v, o->loc, block);
+    *sp = st.sp;
+    *r = (rrect){g->p0 + st.dp, g->p1 + st.dp, g->x0 + st.dx, g->x1 + st.dx};
+    return true;
+}
+
+/* A GpSimd library instruction re-reads its inputs while it writes
+ * (bir_opcode_rereads_inputs): no byte an out operand writes in this
+ * execution may be one an in operand of another tensor reads. The program's
+ * own in-place use of one tensor is not the placement's doing. Blocks repeat
+ * their slot every live_n blocks, so live_n of them cover every slot. */
+static sba_status check_library(verifier *v, const bir_inst *in)
+{
+    const vinst *vi = &v->insts[in->index];
+    for (uint32_t k = vi->nins; k < vi->nins + vi->nouts; k++) {
+        const vop *o = &v->ops[vi->op0 + k];
+        const xgeo *go = &v->geo[k];
+        int64_t no = go->bcount < v->locs[o->loc].n ? go->bcount : v->locs[o->loc].n;
+        for (uint32_t j = 0; j < vi->nins; j++) {
+            const vop *i = &v->ops[vi->op0 + j];
+            const xgeo *gi = &v->geo[j];
+            if (i->set == o->set) continue;
+            int64_t ni = gi->bcount < v->locs[i->loc].n ? gi->bcount : v->locs[i->loc].n;
+            for (int64_t a = 0; a < no; a++)
+                for (int64_t b = 0; b < ni; b++) {
+                    vspace *so, *si;
+                    rrect ro, ri;
+                    int64_t bo = go->b0 + a * go->bstep, bi = gi->b0 + b * gi->bstep;
+                    if (!shared_rect(v, o, go, bo, &so, &ro) || !shared_rect(v, i, gi, bi, &si, &ri) || so != si)
+                        continue;
+                    rrect m = {imax(ro.p0, ri.p0), ro.p1 < ri.p1 ? ro.p1 : ri.p1, imax(ro.x0, ri.x0),
+                               ro.x1 < ri.x1 ? ro.x1 : ri.x1};
+                    if (m.p0 >= m.p1 || m.x0 >= m.x1) continue;
+                    const vloc_info *lo = &v->locs[o->loc], *li = &v->locs[i->loc];
+                    char path[256], ctx[512], src[96];
+                    bir_inst_path(v->fn, in, o->op, path, sizeof path);
+                    loop_context(v, in, ctx, sizeof ctx);
+                    return sba_err_path(v->err, SBA_ERR_PROGRAM, path,
+                                        "verify: library instruction \"%s\" (%s)%s writes tensor \"%s\" (%s location "
+                                        "\"%s\") over its own input tensor \"%s\" (%s location \"%s\") at partitions "
+                                        "[%lld, %lld) bytes [%lld, %lld): it re-reads its inputs while it writes, "
+                                        "so its output must not overlap them%s",
+                                        in->name, in->opcode_name, bir_inst_source(in, src, sizeof src),
+                                        o->op->set->name, type_word(lo->loc->type), lo->loc->name,
+                                        i->op->set->name, type_word(li->loc->type), li->loc->name,
+                                        (long long)m.p0, (long long)m.p1, (long long)m.x0, (long long)m.x1, ctx);
+                }
+        }
+    }
+    return SBA_OK;
+}
+
 /* ---- one execution ------------------------------------------------------ */
 
 static sba_status exec_inst(verifier *v, const bir_inst *in)
@@ -1019,6 +1084,10 @@ static sba_status exec_inst(verifier *v, const bir_inst *in)
                        "verify: function \"%s\" needs more than %llu simulation steps (instruction "
                        "executions and operand blocks)",
                        v->fn->name, (unsigned long long)v->max_steps);
+    if (bir_opcode_rereads_inputs(in->opcode)) {
+        sba_status s = check_library(v, in);
+        if (s != SBA_OK) return s;
+    }
     if (vi->kind != INST_COPY)
         for (uint32_t k = 0; k < vi->nins; k++) {
             const xgeo *g = &v->geo[k];
