@@ -66,16 +66,18 @@ typedef struct fp_state {
 static void describe(const fp_state *st, char *buf, size_t size)
 {
     const char *role = NULL;
+    char src[96];
     uint32_t k = 0;
+    bir_inst_source(st->in, src, sizeof src);
     for (uint32_t i = 0; st->in && i < st->in->nins; i++)
         if (&st->in->ins[i] == st->op) role = "ins", k = i;
     for (uint32_t i = 0; st->in && i < st->in->nouts; i++)
         if (&st->in->outs[i] == st->op) role = "outs", k = i;
     if (role)
-        snprintf(buf, size, "instruction \"%s\" %s[%u] on tensor \"%s\"", st->in->name, role, k,
+        snprintf(buf, size, "instruction \"%s\"%s %s[%u] on tensor \"%s\"", st->in->name, src, role, k,
                  st->set->name);
     else if (st->in)
-        snprintf(buf, size, "instruction \"%s\" on tensor \"%s\"", st->in->name, st->set->name);
+        snprintf(buf, size, "instruction \"%s\"%s on tensor \"%s\"", st->in->name, src, st->set->name);
     else
         snprintf(buf, size, "operand on tensor \"%s\"", st->set->name);
 }

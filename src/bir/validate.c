@@ -98,14 +98,15 @@ static sba_status check_operand(const validator *v, const bir_inst *in, const bi
                                 const char *role, uint32_t k)
 {
     if (op->kind != BIR_OPND_PHYSICAL_AP && op->kind != BIR_OPND_SYMBOLIC_AP) return SBA_OK;
-    char path[256];
+    char path[256], src[96];
+    bir_inst_source(in, src, sizeof src);
     if (!op->set)
         return sba_err_path(v->err, SBA_ERR_PROGRAM, bir_inst_path(v->fn, in, op, path, sizeof path),
-                            "%s[%u] of instruction \"%s\" names no tensor", role, k, in->name);
+                            "%s[%u] of instruction \"%s\"%s names no tensor", role, k, in->name, src);
     if (op->loc && op->loc->set != op->set)
         return sba_err_path(v->err, SBA_ERR_PROGRAM, bir_inst_path(v->fn, in, op, path, sizeof path),
-                            "%s[%u] of instruction \"%s\": memref \"%s\" is not a memory location of "
-                            "set \"%s\"", role, k, in->name, op->loc->name, op->set->name);
+                            "%s[%u] of instruction \"%s\"%s: memref \"%s\" is not a memory location of "
+                            "set \"%s\"", role, k, in->name, src, op->loc->name, op->set->name);
     bir_footprint fp;
     return bir_operand_footprint(in, op, &fp, v->err);
 }
@@ -123,11 +124,12 @@ static sba_status check_inst(const validator *v, const bir_inst *in)
         if (op->kind != BIR_OPND_PHYSICAL_AP && op->kind != BIR_OPND_SYMBOLIC_AP) continue;
         const bir_location *loc = op->loc ? op->loc : op->set->nlocs ? op->set->locs[0] : NULL;
         if (loc && loc->type == BIR_MEM_PSUM) continue;
-        char path[256];
+        char path[256], src[96];
         const char *where = loc ? bir_memory_type_name(loc->type) : NULL;
         return sba_err_path(v->err, SBA_ERR_PROGRAM, bir_inst_path(v->fn, in, op, path, sizeof path),
-                            "Matmult dst tensor is not psum: instruction \"%s\" outs[%u] writes "
-                            "tensor \"%s\" in %s", in->name, k, op->set->name, where ? where : "no memory");
+                            "Matmult dst tensor is not psum: instruction \"%s\"%s outs[%u] writes "
+                            "tensor \"%s\" in %s", in->name, bir_inst_source(in, src, sizeof src), k,
+                            op->set->name, where ? where : "no memory");
     }
     return SBA_OK;
 }
@@ -202,9 +204,12 @@ static sba_status check_undefined(validator *v)
     char msg[700], path[256];
     size_t len = 0;
     sba_appendf(msg, sizeof msg, &len, "%u memlocs were undefined at use point:", n);
-    for (uint32_t i = 0; i < n && i < MAX_LISTED; i++)
-        sba_appendf(msg, sizeof msg, &len, "%s tensor \"%s\" read by instruction \"%s\" ins[%u]",
-               i ? ";" : "", uses[i].set->name, uses[i].in->name, uses[i].operand);
+    for (uint32_t i = 0; i < n && i < MAX_LISTED; i++) {
+        char src[96];
+        sba_appendf(msg, sizeof msg, &len, "%s tensor \"%s\" read by instruction \"%s\"%s ins[%u]",
+               i ? ";" : "", uses[i].set->name, uses[i].in->name, bir_inst_source(uses[i].in, src, sizeof src),
+               uses[i].operand);
+    }
     if (n > MAX_LISTED) sba_appendf(msg, sizeof msg, &len, "; and %u more", n - MAX_LISTED);
     bir_inst_path(fn, uses[0].in, &uses[0].in->ins[uses[0].operand], path, sizeof path);
     return sba_err_path(v->err, SBA_ERR_PROGRAM, path, "%s", msg);

@@ -418,12 +418,14 @@ static sba_status oversubscribed(pctx *c, const ptile *tl)
     }
     if (more && len < sizeof list) snprintf(list + len, sizeof list - len, " and %u more", more);
     const bir_point *pt = &c->lin.points[best];
+    char src[96];
     return sba_err(c->err, SBA_ERR_ALLOC,
-                   "cannot allocate function \"%s\" in PSUM: %s does not fit: at point %u (%s%s) the tiles that "
+                   "cannot allocate function \"%s\" in PSUM: %s does not fit: at point %u (%s%s%s) the tiles that "
                    "must be live need %lld bytes per partition and %u accumulation groups, with %u banks of %u "
                    "bytes: %s",
                    c->fn->name, tl->loc->name, best, pt->kind == BIR_PT_LOOP_END ? "end of " : "",
-                   pt->inst->name, (long long)best_bytes, groups, c->t->psum_banks, c->t->psum_bank_bytes, list);
+                   pt->inst->name, bir_inst_source(pt->inst, src, sizeof src), (long long)best_bytes, groups,
+                   c->t->psum_banks, c->t->psum_bank_bytes, list);
 }
 
 static int cmp_tile(const void *x, const void *y)

@@ -117,11 +117,13 @@ static sba_status impossible(sb_ctx *c, uint32_t v)
     }
     if (more) snprintf(list + len, sizeof list - len, " and %u more", more);
     const bir_point *pt = &c->lin.points[best];
+    char src[96];
     return sba_err(c->err, SBA_ERR_ALLOC,
-                   "cannot allocate function \"%s\" in SB: at point %u (%s%s) the tensors that must be live "
+                   "cannot allocate function \"%s\" in SB: at point %u (%s%s%s) the tensors that must be live "
                    "need %lld bytes per partition with SB size %lld: %s",
                    c->fn->name, best, pt->kind == BIR_PT_LOOP_END ? "end of " : "", pt->inst->name,
-                   (long long)(best_bytes + nv->bytes), (long long)c->t->sbuf_bytes, list);
+                   bir_inst_source(pt->inst, src, sizeof src), (long long)(best_bytes + nv->bytes),
+                   (long long)c->t->sbuf_bytes, list);
 }
 
 /* A node that spill code made cannot be spilled again. When one does not fit,

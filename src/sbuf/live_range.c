@@ -130,8 +130,10 @@ static sba_status node_live_range(sb_ctx *c, bir_live_scratch *ls, uint32_t r)
                            nd->loc->name, (long long)(nd->addr + raw), (long long)c->t->sbuf_bytes);
     } else if (nd->bytes > c->t->sbuf_bytes) {
         /* the aligned footprint: the raw one may be within the size and still not fit */
-        return sba_err(c->err, SBA_ERR_ALLOC, "%s is too big for SB, requires %lld bytes with SB size %lld",
-                       nd->loc->name, (long long)nd->bytes, (long long)c->t->sbuf_bytes);
+        char src[96];
+        return sba_err(c->err, SBA_ERR_ALLOC, "%s%s is too big for SB, requires %lld bytes with SB size %lld",
+                       nd->loc->name, bir_inst_source(nd->first_def, src, sizeof src), (long long)nd->bytes,
+                       (long long)c->t->sbuf_bytes);
     }
     return SBA_OK;
 }
