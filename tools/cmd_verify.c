@@ -1,10 +1,12 @@
-/* sballoc verify FILE [--dram-page N]: prove a placed module correct by
- * simulation.
+/* sballoc verify FILE [--target T] [--dram-page N]: prove a placed module
+ * correct by simulation.
  *
  * Loads and validates FILE (bad input: exit 2), then runs the independent
- * verifier (include/sballoc/verify.h), with DRAM scratch addresses checked
- * against the page N (default 512: the allocator's default). Prints one
- * summary line and exits 0, or prints the first failure and exits 1. */
+ * verifier (include/sballoc/verify.h) against the target preset T (default:
+ * the module's own geometry; a compiler dump names none), with DRAM scratch
+ * addresses checked against the page N (default 512: the allocator's
+ * default). Prints one summary line and exits 0, or prints the first failure
+ * and exits 1. */
 #include <stdio.h>
 #include <string.h>
 
@@ -12,11 +14,12 @@
 #include "sballoc/program.h"
 #include "sballoc/verify.h"
 
-#define VERIFY_USAGE "usage: sballoc verify FILE [--dram-page N]"
+#define VERIFY_USAGE "usage: sballoc verify FILE [--target trn1|trn2|trn3] [--dram-page N]"
 
 int cmd_verify(int argc, char **argv)
 {
     const char *file = NULL;
+    const sba_target *target = NULL;
     sba_verify_options vo = {.dram_page = 0};
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
@@ -28,6 +31,11 @@ int cmd_verify(int argc, char **argv)
             const char *v = argv[++i];
             if (!cli_parse_dram_page(v, &vo.dram_page))
                 return cli_usage_error("verify", "--dram-page: expected a positive power of two, got \"%s\"", v);
+        } else if (!strcmp(s, "--target")) {
+            if (i + 1 == argc) return cli_usage_error("verify", "%s needs a value", s);
+            const char *v = argv[++i];
+            if (!(target = sba_target_preset(v)))
+                return cli_usage_error("verify", "unknown target \"%s\" (expected trn1, trn2 or trn3)", v);
         } else if (s[0] == '-' && s[1]) {
             return cli_usage_error("verify", "unknown option \"%s\" (%s)", s, VERIFY_USAGE);
         } else if (!file) {
@@ -41,6 +49,7 @@ int cmd_verify(int argc, char **argv)
     int rc = EXIT_OK;
     bir_module *m = cli_load(file, &rc);
     if (!m) return rc;
+    if (target) m->target = *target;
     sba_error err;
     sba_verify_report rep;
     if (bir_validate_module(m, &err) != SBA_OK) {
