@@ -17,6 +17,12 @@ for f in "$src"/examples/*.json; do
     cp "$f" "$here/corpus/load/example-$n"
     cp "$f" "$here/corpus/pipeline/example-$n"
 done
+# The compiler-spelled kernels seed both.
+for f in "$src"/tests/data/compiler/*.json; do
+    n=$(basename "$f")
+    cp "$f" "$here/corpus/load/compiler-$n"
+    cp "$f" "$here/corpus/pipeline/compiler-$n"
+done
 # Every error case seeds the loader; those that load seed the pipeline. The
 # regression inputs seed the loader only: one whose bug is still open would
 # stop every pipeline run at once.

@@ -3,7 +3,8 @@
 #   - check, alloc, verify, draw and fmt accept each kernel;
 #   - fmt keeps the compiler's spelling (engine DVE, dtype float8e4, memref
 #     alone) and adds no key of sballoc's own layout; fmt is idempotent;
-#   - alloc's output verifies, keeps the spelling, and draws one tensor group
+#   - alloc's output verifies, keeps the spelling, re-saves byte-identical
+#     through fmt, and draws one tensor group
 #     per SB location verify counts;
 #   - the compiler's own placement (placed_matmul.json) verifies and draws
 #     as it is, without alloc, and verify --target checks it against the
@@ -34,6 +35,8 @@ for f in "$dir"/*.json; do
         fi
     done
     "$bin" alloc "$f" -o "$tmp/$k.alloc.json" >/dev/null || fail "$k: alloc exited with $?"
+    "$bin" fmt "$tmp/$k.alloc.json" -o "$tmp/$k.alloc.fmt.json" || fail "$k: fmt of alloc's output exited with $?"
+    cmp -s "$tmp/$k.alloc.json" "$tmp/$k.alloc.fmt.json" || fail "$k: fmt changes alloc's output"
     "$bin" verify "$tmp/$k.alloc.json" >"$tmp/$k.verify" || fail "$k: verify of alloc's output exited with $?"
     "$bin" draw "$tmp/$k.alloc.json" -o "$tmp/$k.svg" || fail "$k: draw exited with $?"
     locs=$(sed -n 's/.* \([0-9][0-9]*\) SB locations.*/\1/p' "$tmp/$k.verify")
