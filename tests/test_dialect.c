@@ -5,7 +5,8 @@
  * dtypes they stand for; an operand may name its location, its set or both;
  * the kernel source lines reach the messages. GpSimd library instructions
  * (Gather, Max8) never get an output over one of their inputs: not from the
- * allocator, even when only that would fit, and the verifier refuses one. */
+ * allocator, even when only that would fit, and the verifier refuses one.
+ * A tensor the compiler loads with DMACopy is rematerialized when spilled. */
 #include <criterion/criterion.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -284,6 +285,25 @@ Test(dialect, an_operand_redirected_by_the_allocator_names_its_set)
     cr_assert_str_eq(json_string_value(json_object_get(op, "memref")), "t.reload");
     cr_assert_str_eq(json_string_value(json_object_get(op, "memsetref")), "t_set");
     json_decref(out);
+    bir_module_free(m);
+}
+
+Test(dialect, a_load_by_dmacopy_is_reloaded_from_its_source_not_stored)
+{
+    /* The compiler loads with DMACopy. On 4096 bytes x (1024) cannot stay
+     * beside a (4096): x, a plain load of a read-only input, is reloaded
+     * from that input when next used, with no spill store. */
+    bir_module *m = load_kernel("remat_load");
+    sba_alloc_options o = {0};
+    sba_alloc_report r = {0};
+    sba_error err;
+    cr_assert_eq(sba_allocate_module(m, &o, &r, &err), SBA_OK, "%s", err.message);
+    cr_assert_eq(r.nfns, 1);
+    cr_assert_eq(r.fns[0].spilled, 1);
+    cr_assert_eq(r.fns[0].remats, 1);
+    cr_assert_eq(r.fns[0].stores, 0);
+    sba_alloc_report_free(&r);
+    verify_ok(m, "remat_load");
     bir_module_free(m);
 }
 

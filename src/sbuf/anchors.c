@@ -5,9 +5,10 @@
  * a partner group; a node with no writer is defined at entry when its set is
  * an input or a constant ("no first def find" otherwise). The last use is the
  * reader at the highest point; a value never read ends at its last def.
- * A plain load is a node written only by one DMALoad that copies, through an
- * identical access pattern, from a DRAM tensor of the same geometry that the
- * function never writes: spilling it needs no store, only reloads from there.
+ * A plain load is a node written only by one DMALoad (or DMACopy, which the
+ * compiler's dumps load with) that copies, through an identical access
+ * pattern, from a DRAM tensor of the same geometry that the function never
+ * writes: spilling it needs no store, only reloads from there.
  *
  * Requires: find_partners. Produces: first_def, last_use, entry_def, load_src.
  * Complexity: O(accesses). */
@@ -80,7 +81,7 @@ sba_status sb_find_loads(sb_ctx *c)
         const bir_location *loc = nd->loc;
         if (loc->storage.nwriters != 1) continue;
         bir_inst *w = loc->storage.writers[0].inst;
-        if (w->opcode != BIR_OP_DMA_LOAD || w->nins != 1 || w->nouts != 1) continue;
+        if ((w->opcode != BIR_OP_DMA_LOAD && w->opcode != BIR_OP_DMA_COPY) || w->nins != 1 || w->nouts != 1) continue;
         bir_operand *src = &w->ins[0];
         if (!src->loc || src->loc->type != BIR_MEM_DRAM || src->loc->storage.nwriters != 0) continue;
         const bir_set *ss = src->set, *ds = loc->set;
