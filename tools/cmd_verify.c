@@ -1,9 +1,11 @@
-/* sballoc verify FILE [--target T] [--dram-page N]: prove a placed module
- * correct by simulation.
+/* sballoc verify FILE [--target T] [--sb-align N] [--dram-page N]: prove a
+ * placed module correct by simulation.
  *
  * Loads and validates FILE (bad input: exit 2), then runs the independent
  * verifier (include/sballoc/verify.h) against the target preset T (default:
- * the module's own geometry; a compiler dump names none), with DRAM scratch
+ * the module's own geometry; a compiler dump names none), SB addresses
+ * checked against the alignment N instead of the target's (another
+ * allocator's placements need not follow sballoc's 32 bytes), with DRAM scratch
  * addresses checked against the page N (default 512: the allocator's
  * default). Prints one summary line and exits 0, or prints the first failure
  * and exits 1. */
@@ -14,12 +16,13 @@
 #include "sballoc/program.h"
 #include "sballoc/verify.h"
 
-#define VERIFY_USAGE "usage: sballoc verify FILE [--target trn1|trn2|trn3] [--dram-page N]"
+#define VERIFY_USAGE "usage: sballoc verify FILE [--target trn1|trn2|trn3] [--sb-align N] [--dram-page N]"
 
 int cmd_verify(int argc, char **argv)
 {
     const char *file = NULL;
     const sba_target *target = NULL;
+    int64_t sb_align = 0;
     sba_verify_options vo = {.dram_page = 0};
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
@@ -31,6 +34,11 @@ int cmd_verify(int argc, char **argv)
             const char *v = argv[++i];
             if (!cli_parse_dram_page(v, &vo.dram_page))
                 return cli_usage_error("verify", "--dram-page: expected a positive power of two, got \"%s\"", v);
+        } else if (!strcmp(s, "--sb-align")) {
+            if (i + 1 == argc) return cli_usage_error("verify", "%s needs a value", s);
+            const char *v = argv[++i];
+            if (!cli_parse_dram_page(v, &sb_align) || sb_align > (1 << 16))
+                return cli_usage_error("verify", "--sb-align: expected a power of two up to 65536, got \"%s\"", v);
         } else if (!strcmp(s, "--target")) {
             if (i + 1 == argc) return cli_usage_error("verify", "%s needs a value", s);
             const char *v = argv[++i];
@@ -50,6 +58,7 @@ int cmd_verify(int argc, char **argv)
     bir_module *m = cli_load(file, &rc);
     if (!m) return rc;
     if (target) m->target = *target;
+    if (sb_align) m->target.sbuf_align = (uint32_t)sb_align;
     sba_error err;
     sba_verify_report rep;
     if (bir_validate_module(m, &err) != SBA_OK) {

@@ -13,7 +13,7 @@ static const cli_command commands[] = {
     {"show", "FILE", "print each function's program points and operand footprints", cmd_show},
     {"analyze", "FILE [--target T] [--log] [--dump=LIST]", "run the allocator's front half and report", cmd_analyze},
     {"alloc", "FILE [-o OUT] [--target T] [--strategy S] [--dram-page N] [--report[=json]] [--svg FILE] [--log] [--dump=LIST] [--no-verify]", "allocate PSUM, SBUF and DRAM scratch and write the result (alloc --help)", cmd_alloc},
-    {"verify", "FILE [--target T] [--dram-page N]", "prove the placements correct by simulating the program", cmd_verify},
+    {"verify", "FILE [--target T] [--sb-align N] [--dram-page N]", "prove the placements correct by simulating the program", cmd_verify},
     {"gen", "[--seed N] [--tensors N] [-o OUT] ...", "generate a seeded realistic kernel (gen --help)", cmd_gen},
     {"draw", "FILE [-o OUT.svg]", "draw an allocated module's placements as SVG", cmd_draw},
     {"import-csv", "FILE.csv --capacity N [-o OUT]", "turn a MiniMalloc CSV problem into a module", cmd_import_csv},

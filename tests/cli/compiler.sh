@@ -7,8 +7,8 @@
 #     through fmt, and draws one tensor group
 #     per SB location verify counts;
 #   - the compiler's own placement (placed_matmul.json) verifies and draws
-#     as it is, without alloc, and verify --target checks it against the
-#     chip it was placed for;
+#     as it is, without alloc; verify --target checks it against the chip it
+#     was placed for, --sb-align against another alignment;
 #   - a Gather written over its input is refused by verify (exit 1), and on
 #     a target too small for the Gather beside its inputs alloc fails (exit
 #     1) naming the kernel source line instead of overlapping them.
@@ -70,6 +70,17 @@ grep -q '"addr": 179712' "$tmp/high.json" || fail "could not move bt in $placed"
 rc=$?
 [ "$rc" -eq 1 ] || fail "verify --target trn1 of bt past 180224 exited with $rc, expected 1"
 grep -q 'exceed the 180224 SB bytes per partition' "$tmp/high.err" || fail "verify --target trn1: $(cat "$tmp/high.err")"
+
+# Another allocator's addresses need not be multiples of sballoc's 32 bytes:
+# --sb-align says which alignment to hold them to.
+sed 's/"addr": 256,/"addr": 272,/' "$placed" >"$tmp/odd.json"
+"$bin" verify "$tmp/odd.json" >/dev/null 2>"$tmp/odd.err"
+rc=$?
+[ "$rc" -eq 1 ] || fail "verify of bt at byte 272 exited with $rc, expected 1 (SB alignment 32)"
+grep -q 'addr 272 is not a multiple of the SB alignment 32' "$tmp/odd.err" || fail "verify: $(cat "$tmp/odd.err")"
+"$bin" verify "$tmp/odd.json" --sb-align 16 >/dev/null || fail "verify --sb-align 16 of bt at byte 272 exited with $?"
+"$bin" verify "$tmp/odd.json" --sb-align 3 >/dev/null 2>&1
+[ $? -eq 2 ] || fail "verify --sb-align 3 should be a usage error"
 
 # A Gather written over its own table.
 "$bin" verify "$src/tests/data/verify/fail_library_overlap.json" >/dev/null 2>"$tmp/overlap.err"
