@@ -1,7 +1,8 @@
 /* sballoc show FILE: the linearized program of every function.
  *
  * One line per program point: its index, indentation by loop nesting, and the
- * instruction (name, opcode, engine), a loop's axis at its header and "end"
+ * instruction (name, opcode, engine, and the kernel source line when the
+ * module records it), a loop's axis at its header and "end"
  * at its back edge. Under each instruction, one line per operand: R (read,
  * ins) or W (write, outs), the tensor and its placement type, then the
  * footprint: partitions [lo, hi), bytes per partition [lo, hi) within a block,
@@ -79,9 +80,11 @@ static bool show_function(const bir_function *fn, sba_error *err)
             printf("for %s in [%lld, %lld) step %lld  (%s, %lld iterations)\n", in->axis.name,
                    (long long)in->axis.lb, (long long)in->axis.ub, (long long)in->axis.stride, in->name,
                    (long long)bir_loop_trip_count(in));
-        else
-            printf("%s  %s  %s\n", in->name, in->opcode_name ? in->opcode_name : bir_opcode_name(in->opcode),
-                   bir_engine_name(in->engine));
+        else {
+            char src[96];
+            printf("%s  %s  %s%s\n", in->name, in->opcode_name ? in->opcode_name : bir_opcode_name(in->opcode),
+                   bir_engine_name(in->engine), bir_inst_source(in, src, sizeof src));
+        }
         for (uint32_t k = 0; ok && k < in->nins; k++) ok = print_operand(in, &in->ins[k], 'R', indent + 11, err);
         for (uint32_t k = 0; ok && k < in->nouts; k++) ok = print_operand(in, &in->outs[k], 'W', indent + 11, err);
     }

@@ -56,6 +56,10 @@ done
 grep -q '"addr"' "$tmp/sample.fmt.json" && fail "fmt placed something"
 grep -q '"addr"' "$tmp/sample.alloc.json" || fail "alloc placed nothing"
 
+# show points at the kernel source.
+"$bin" show "$dir/sample.json" >"$tmp/show" || fail "show exited with $?"
+grep -q 'I-3  Activation  Activation (line 14, nl.exp)' "$tmp/show" || fail "show does not name the source line"
+
 # The compiler's own allocation, checked and drawn as it is.
 placed=$dir/placed_matmul.json
 "$bin" verify "$placed" >/dev/null || fail "verify of the compiler's placement exited with $?"
