@@ -52,7 +52,7 @@ static json_t *int_pair(int64_t a, int64_t b)
     return json_pack("[II]", (json_int_t)a, (json_int_t)b);
 }
 
-static json_t *save_location(saver *S, const bir_location *loc)
+static json_t *save_location(saver *S, const bir_location *loc, uint32_t pos)
 {
     json_t *o = json_object();
     if (!o) return S->failed = true, NULL;
@@ -64,7 +64,9 @@ static json_t *save_location(saver *S, const bir_location *loc)
     if (loc->has_dims) put(S, o, "dims", int_pair(loc->dims[0], loc->dims[1]));
     if (loc->live_n > 0) put(S, o, "live_n", json_integer(loc->live_n));
     if (loc->pack_id_hint != -1) put(S, o, "pack_id_hint", json_integer(loc->pack_id_hint));
-    if (keep(S, loc->omitted, BIR_OMIT_TENSOR_ID)) put(S, o, "tensor_id", json_integer(loc->tensor_id));
+    /* an absent tensor_id is the location's position in its set */
+    if (loc->tensor_id != (int64_t)pos || keep(S, loc->omitted, BIR_OMIT_TENSOR_ID))
+        put(S, o, "tensor_id", json_integer(loc->tensor_id));
     if (loc->var_id != BIR_NO_ID) put(S, o, "var_id", json_integer(loc->var_id));
     if (loc->table_entry_id != BIR_NO_ID) put(S, o, "table_entry_id", json_integer(loc->table_entry_id));
     if (loc->memloc_set_id != BIR_NO_ID) put(S, o, "memloc_set_id", json_integer(loc->memloc_set_id));
@@ -102,7 +104,7 @@ static json_t *save_set(saver *S, const bir_set *set)
         put(S, o, "addr_space", json_string(bir_addr_space_name(set->addr_space)));
     if (set->storage.user_allocated) put(S, o, "user_allocated", json_true());
     json_t *locs = json_array();
-    for (uint32_t i = 0; i < set->nlocs; i++) append(S, locs, save_location(S, set->locs[i]));
+    for (uint32_t i = 0; i < set->nlocs; i++) append(S, locs, save_location(S, set->locs[i], i));
     put(S, o, "memorylocations", locs);
     put_extras(S, o, &set->extras);
     return o;
