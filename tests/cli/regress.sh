@@ -5,6 +5,13 @@
 # report; a signal (status 128 and up), a sanitizer report or a run longer
 # than 60 seconds fails. tests/regress/README.md says what each case was.
 #
+# A case may say more of what is right for it: NAME.expect, next to NAME.json,
+# is a shell fragment run with $json set to the case, calling
+#     expect_status STATUS ARGS...   `sballoc ARGS...` exits with STATUS
+#     expect_says PATTERN ARGS...    its standard output or error matches PATTERN
+#     expect_no_out PATTERN ARGS...  neither does
+# (PATTERN is a grep basic regular expression).
+#
 # usage: sh regress.sh SBALLOC_BINARY SOURCE_DIR
 set -u
 
@@ -39,12 +46,54 @@ run() {
     fi
 }
 
+# sballoc ARGS... into $tmp/out and $tmp/err; sets $rc.
+capture() {
+    # shellcheck disable=SC2086
+    $limit "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+}
+
+expect_status() {
+    want=$1
+    shift
+    capture "$@"
+    if [ "$rc" -ne "$want" ]; then
+        echo "FAIL $name: \`sballoc $*\` exited with status $rc, expected $want"
+        head -n 5 "$tmp/err"
+        failed=$((failed + 1))
+    fi
+}
+
+expect_says() {
+    pat=$1
+    shift
+    capture "$@"
+    if ! cat "$tmp/out" "$tmp/err" | grep -q -- "$pat"; then
+        echo "FAIL $name: \`sballoc $*\` did not say /$pat/:"
+        head -n 5 "$tmp/err"
+        failed=$((failed + 1))
+    fi
+}
+
+expect_no_out() {
+    pat=$1
+    shift
+    capture "$@"
+    if cat "$tmp/out" "$tmp/err" | grep -q -- "$pat"; then
+        echo "FAIL $name: \`sballoc $*\` said /$pat/"
+        failed=$((failed + 1))
+    fi
+}
+
 for json in "$dir"/*.json; do
     [ -e "$json" ] || continue
     name=${json##*/}
     total=$((total + 1))
     run "$name" "$bin" check "$json"
     run "$name" "$bin" alloc "$json" -o /dev/null
+    expect=${json%.json}.expect
+    # shellcheck disable=SC1090
+    [ -f "$expect" ] && . "$expect"
 done
 
 if [ "$total" -lt 1 ]; then
