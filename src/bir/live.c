@@ -4,6 +4,7 @@
  * Complexity: O(accesses × loop depth) per value. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "bir/live.h"
 
@@ -21,33 +22,236 @@ bool bir_live_scratch_init(bir_live_scratch *s, const bir_linear *lin, sba_arena
 
 void bir_live_begin(bir_live_scratch *s) { s->stamp++; }
 
-bool bir_live_write_kills(const bir_inst *in, const bir_operand *op)
+/* ---- one execution's element set ------------------------------------------
+
+   An access touches offset + Σ step_j × i_j + Σ coeff_t × v_t, elements of its
+   tensor, and each step or coefficient moves one component of (block,
+   partition, free element) as the footprint model says (bir_operand_footprint:
+   a multiple of P × F moves the block, another multiple of F the partition,
+   anything else the free element; the first pair is the partition pair). So
+   the elements form a box, one range per component, and a component's range
+   is gap-free when, with its steps sorted, each step is at most the length
+   covered so far. For the kill and locality rules the loops around the access
+   split in two: the outer `depth` of its nest are `fixed` (one iteration's
+   values), the deeper ones `ranging` (they run all their iterations: one more
+   [step, num] pair each). A fixed loop of one iteration adds a constant; a
+   fixed loop that moves the access is noted. The test is exact for nested
+   slices and conservative otherwise: a gap it cannot rule out is a gap. */
+
+enum { COMP_BLOCK = 0, COMP_PART, COMP_FREE, COMP_COUNT, SPAN_MAX_STEPS = 16 };
+
+typedef struct span {
+    int64_t lo[COMP_COUNT], hi[COMP_COUNT]; /* inclusive */
+    bool exact[COMP_COUNT];                 /* every value of [lo, hi] is touched */
+    bool moves;                             /* some fixed loop of ≥ 2 iterations moves it */
+} span;
+
+typedef struct span_acc {
+    int64_t step[COMP_COUNT][SPAN_MAX_STEPS], num[COMP_COUNT][SPAN_MAX_STEPS];
+    uint32_t n[COMP_COUNT];
+} span_acc;
+
+/* The summed coefficient of op's terms on `loop`. False on overflow. */
+static bool loop_coeff(const bir_operand *op, const bir_inst *loop, int64_t *k)
 {
-    bir_footprint fp;
-    if (!op->set || bir_operand_footprint(in, op, &fp, NULL) != SBA_OK) return false;
-    const bir_set *set = op->set;
-    return fp.part_lo == 0 && fp.part_hi == bir_set_partitions(set) && fp.byte_lo == 0 &&
-           fp.byte_hi == bir_set_bytes_per_block(set) && fp.blocks != BIR_BLOCKS_AXIS && fp.block == 0 &&
-           fp.block_hi == bir_set_nblocks(set) - 1;
+    *k = 0;
+    for (uint32_t t = 0; t < op->nterms; t++)
+        if (op->terms[t].loop == loop && __builtin_add_overflow(*k, op->terms[t].coeff, k)) return false;
+    return true;
 }
 
-void bir_live_note(bir_live_scratch *s, const bir_inst *in, bool write, bool kills)
+/* Whether `loop` is fixed for in: one of the outer `depth` loops of its nest,
+ * or no loop of the nest at all (one value for the whole access). */
+static bool fixed_loop(const bir_linear *lin, const bir_inst *in, uint32_t depth, const bir_inst *loop)
+{
+    for (uint32_t k = depth; k < lin->depth[in->index]; k++)
+        if (lin->nest[in->index][k] == loop) return false;
+    return true;
+}
+
+/* The tensor's P × F, F and the bounds (NBlocks, P, F). False when invalid. */
+static bool geometry(const bir_set *set, int64_t unit[COMP_COUNT], int64_t bound[COMP_COUNT])
+{
+    int64_t nb = 1, f = 1, p = bir_set_partitions(set), pf;
+    for (uint32_t i = 0; i < set->rank; i++) {
+        if ((int32_t)i < set->partition_dim && __builtin_mul_overflow(nb, set->shape[i], &nb)) return false;
+        if ((int32_t)i > set->partition_dim && __builtin_mul_overflow(f, set->shape[i], &f)) return false;
+    }
+    if (nb < 1 || f < 1 || p < 1 || __builtin_mul_overflow(p, f, &pf)) return false;
+    unit[COMP_BLOCK] = pf, unit[COMP_PART] = f, unit[COMP_FREE] = 1;
+    bound[COMP_BLOCK] = nb, bound[COMP_PART] = p, bound[COMP_FREE] = f;
+    return true;
+}
+
+/* Adds `num` values of a step `st` (elements) to the span; `part`: the
+ * partition pair. False on overflow. */
+static bool add_step(span *sp, span_acc *acc, const int64_t unit[COMP_COUNT], int64_t st, int64_t num, bool part)
+{
+    if (num == 1 || st == 0) return true;
+    int c = COMP_FREE;
+    int64_t k = st;
+    if (part) {
+        if (st != unit[COMP_PART]) return false;
+        c = COMP_PART, k = 1;
+    } else {
+        for (int x = COMP_BLOCK; x < COMP_FREE; x++)
+            if (st % unit[x] == 0) {
+                c = x, k = st / unit[x];
+                break;
+            }
+    }
+    int64_t reach;
+    if (__builtin_mul_overflow(k, num - 1, &reach)) return false;
+    if (__builtin_add_overflow(reach < 0 ? sp->lo[c] : sp->hi[c], reach, reach < 0 ? &sp->lo[c] : &sp->hi[c]))
+        return false;
+    if (acc->n[c] == SPAN_MAX_STEPS) {
+        sp->exact[c] = false;
+        return true;
+    }
+    uint32_t i = acc->n[c]++;
+    int64_t a = k < 0 ? -k : k;
+    while (i > 0 && acc->step[c][i - 1] > a) {
+        acc->step[c][i] = acc->step[c][i - 1];
+        acc->num[c][i] = acc->num[c][i - 1];
+        i--;
+    }
+    acc->step[c][i] = a;
+    acc->num[c][i] = num;
+    return true;
+}
+
+/* The span of op with the outer `depth` loops of in's nest fixed. False when
+ * it cannot be derived (invalid or overflowing, a loop that never runs). */
+static bool span_of(const bir_linear *lin, const bir_inst *in, const bir_operand *op, uint32_t depth, span *sp)
+{
+    int64_t unit[COMP_COUNT], bound[COMP_COUNT], off = op->offset;
+    if (!op->set || !op->ap || op->ndims == 0 || !geometry(op->set, unit, bound)) return false;
+    span_acc acc;
+    memset(&acc, 0, sizeof acc);
+    memset(sp, 0, sizeof *sp);
+    /* The terms first: a one-iteration loop moves the offset. */
+    for (uint32_t t = 0; t < op->nterms; t++) {
+        const bir_inst *loop = op->terms[t].loop;
+        bool seen = false;
+        for (uint32_t u = 0; u < t; u++) seen |= op->terms[u].loop == loop;
+        if (seen) continue;
+        int64_t k, trip, c;
+        if (!loop || !loop_coeff(op, loop, &k)) return false;
+        if (k == 0) continue;
+        trip = bir_loop_trip_count(loop);
+        if (trip < 1) return false;
+        if (trip == 1 || !fixed_loop(lin, in, depth, loop)) {
+            if (__builtin_mul_overflow(k, loop->axis.lb, &c) || __builtin_add_overflow(off, c, &off)) return false;
+        } else {
+            sp->moves = true;
+        }
+    }
+    int64_t q, pos[COMP_COUNT];
+    q = off / unit[COMP_PART], pos[COMP_FREE] = off % unit[COMP_PART];
+    if (pos[COMP_FREE] < 0) pos[COMP_FREE] += unit[COMP_PART], q--;
+    pos[COMP_BLOCK] = q / bound[COMP_PART], pos[COMP_PART] = q % bound[COMP_PART];
+    if (pos[COMP_PART] < 0) pos[COMP_PART] += bound[COMP_PART], pos[COMP_BLOCK]--;
+    for (int c = 0; c < COMP_COUNT; c++) sp->lo[c] = sp->hi[c] = pos[c], sp->exact[c] = true;
+    for (uint32_t j = 0; j < op->ndims; j++)
+        if (op->ap[j][1] < 1 || !add_step(sp, &acc, unit, op->ap[j][0], op->ap[j][1], j == 0)) return false;
+    for (uint32_t t = 0; t < op->nterms; t++) {
+        const bir_inst *loop = op->terms[t].loop;
+        bool seen = false;
+        for (uint32_t u = 0; u < t; u++) seen |= op->terms[u].loop == loop;
+        int64_t k, st;
+        if (seen || fixed_loop(lin, in, depth, loop) || !loop_coeff(op, loop, &k) || k == 0) continue;
+        if (__builtin_mul_overflow(k, loop->axis.stride, &st) ||
+            !add_step(sp, &acc, unit, st, bir_loop_trip_count(loop), false))
+            return false;
+    }
+    for (int c = 0; c < COMP_COUNT; c++) {
+        int64_t covered = 1;
+        for (uint32_t i = 0; i < acc.n[c] && sp->exact[c]; i++) {
+            if (acc.step[c][i] > covered) sp->exact[c] = false;
+            else if (__builtin_add_overflow(covered, acc.step[c][i] * (acc.num[c][i] - 1), &covered)) return false;
+        }
+    }
+    return true;
+}
+
+/* Whether op, with the outer `depth` loops of in's nest fixed and the deeper
+ * ones run through, writes every element of its tensor in every iteration. */
+static bool covers_at(const bir_linear *lin, const bir_inst *in, const bir_operand *op, uint32_t depth)
+{
+    span sp;
+    int64_t unit[COMP_COUNT], bound[COMP_COUNT];
+    if (!span_of(lin, in, op, depth, &sp) || sp.moves || !geometry(op->set, unit, bound)) return false;
+    for (int c = 0; c < COMP_COUNT; c++)
+        if (!sp.exact[c] || sp.lo[c] != 0 || sp.hi[c] != bound[c] - 1) return false;
+    return true;
+}
+
+bool bir_live_write_kills(const bir_linear *lin, const bir_inst *in, const bir_operand *op)
+{
+    return covers_at(lin, in, op, lin->depth[in->index]);
+}
+
+bool bir_live_read_after(const bir_linear *lin, const bir_inst *r, const bir_operand *rop, const bir_inst *w,
+                         const bir_operand *wop)
+{
+    uint32_t dr = lin->depth[r->index], dw = lin->depth[w->index];
+    if (dr == 0 || dw < dr || rop->set != wop->set || !rop->ap || !wop->ap) return false;
+    for (uint32_t k = 0; k < dr; k++)
+        if (lin->nest[r->index][k] != lin->nest[w->index][k]) return false;
+    /* w's writes are all done before r: w precedes r in the body, or so does
+     * the end of the loop around w that sits in r's innermost loop. */
+    uint32_t done = dw > dr ? lin->end_of[lin->nest[w->index][dr]->index] : lin->point_of[w->index];
+    if (done >= lin->point_of[r->index]) return false;
+    /* The same iteration moves both by the same amount. */
+    for (uint32_t k = 0; k < dr; k++) {
+        const bir_inst *loop = lin->nest[r->index][k];
+        int64_t kr, kw;
+        if (!loop_coeff(rop, loop, &kr) || !loop_coeff(wop, loop, &kw) || kr != kw) return false;
+    }
+    span sr, sw;
+    if (!span_of(lin, r, rop, dr, &sr) || !span_of(lin, w, wop, dr, &sw)) return false;
+    /* Terms on loops around neither move both alike only if equal; w's
+     * own deeper loops are in its span. */
+    for (uint32_t t = 0; t < rop->nterms + wop->nterms; t++) {
+        const bir_inst *loop = t < rop->nterms ? rop->terms[t].loop : wop->terms[t - rop->nterms].loop;
+        if (!loop || !fixed_loop(lin, w, dr, loop)) continue;
+        int64_t kr, kw;
+        if (!loop_coeff(rop, loop, &kr) || !loop_coeff(wop, loop, &kw) || kr != kw) return false;
+    }
+    for (int c = 0; c < COMP_COUNT; c++)
+        if (!sw.exact[c] || sr.lo[c] < sw.lo[c] || sr.hi[c] > sw.hi[c]) return false;
+    return true;
+}
+
+/* ---- the per-loop records --------------------------------------------------- */
+
+void bir_live_note(bir_live_scratch *s, const bir_inst *in, const bir_operand *op, bool write, bool local)
 {
     const bir_linear *lin = s->lin;
     uint32_t p = point(lin, in), d = lin->depth[in->index];
-    bool fresh = write && kills; /* the access does not depend on the value before it */
+    if (!write && local) return; /* it sees only this iteration's bytes */
     for (uint32_t k = 0; k < d; k++) {
         bir_live_rec *r = &s->rec[lin->nest[in->index][k]->index];
-        if (r->stamp != s->stamp) {
-            *r = (bir_live_rec){s->stamp, p, !fresh, write};
+        if (r->stamp != s->stamp) *r = (bir_live_rec){s->stamp, UINT32_MAX, UINT32_MAX, false};
+        if (!write) {
+            if (p < r->first_read) r->first_read = p;
             continue;
         }
-        if (p < r->first || (p == r->first && !fresh)) {
-            r->first = p;
-            r->first_read = !fresh;
-        }
-        r->has_write |= write;
+        r->has_write = true;
+        if (!op || !covers_at(lin, in, op, k + 1)) continue;
+        /* The whole tensor is written once the loop below k around `in` ends. */
+        uint32_t done = k + 1 < d ? end_point(lin, lin->nest[in->index][k + 1]) : p;
+        if (done < r->kill) r->kill = done;
     }
+}
+
+/* Carried around a loop: some read in an iteration may see a byte an earlier
+ * iteration wrote — the loop writes the value, and a read that does not see
+ * only its own iteration's bytes comes at or before the point where this
+ * iteration has written all of it (an instruction reads before it writes). */
+static bool loop_carries(const bir_live_rec *r, uint32_t stamp)
+{
+    return r->stamp == stamp && r->has_write && r->first_read != UINT32_MAX && r->first_read <= r->kill;
 }
 
 void bir_live_anchor(const bir_linear *lin, const bir_inst *d, const bir_inst *u, bool entry_def,
@@ -74,7 +278,7 @@ bool bir_live_extend(const bir_live_scratch *s, const bir_inst *in, uint32_t *st
     for (uint32_t k = 0; k < d; k++) {
         const bir_inst *loop = lin->nest[in->index][k];
         const bir_live_rec *r = &s->rec[loop->index];
-        if (r->stamp == s->stamp && r->first_read && r->has_write) {
+        if (loop_carries(r, s->stamp)) {
             carried = true;
             if (header_point(lin, loop) < *start) *start = header_point(lin, loop);
             if (end_point(lin, loop) > *end) *end = end_point(lin, loop);
@@ -83,10 +287,26 @@ bool bir_live_extend(const bir_live_scratch *s, const bir_inst *in, uint32_t *st
     return carried;
 }
 
-bool bir_live_first_read_in(const bir_live_scratch *s, const bir_inst *loop)
+bool bir_live_carried_in(const bir_live_scratch *s, const bir_inst *loop)
 {
-    const bir_live_rec *r = &s->rec[loop->index];
-    return r->stamp == s->stamp && r->first_read;
+    return loop_carries(&s->rec[loop->index], s->stamp);
+}
+
+/* Whether reader k of st reads only bytes some writer of locs wrote earlier
+ * in the same iteration. O(writers) per reader. */
+static bool read_local(const bir_linear *lin, const bir_storage *st, uint32_t k, bir_location *const *locs,
+                       uint32_t n)
+{
+    const bir_inst *r = st->readers[k].inst;
+    const bir_operand *rop = &r->ins[st->readers[k].operand];
+    for (uint32_t i = 0; i < n; i++) {
+        const bir_storage *ws = &locs[i]->storage;
+        for (uint32_t j = 0; j < ws->nwriters; j++) {
+            const bir_inst *w = ws->writers[j].inst;
+            if (bir_live_read_after(lin, r, rop, w, &w->outs[ws->writers[j].operand])) return true;
+        }
+    }
+    return false;
 }
 
 bool bir_live_locations(bir_live_scratch *s, bir_location *const *locs, uint32_t n, bool entry_def,
@@ -101,12 +321,12 @@ bool bir_live_locations(bir_live_scratch *s, bir_location *const *locs, uint32_t
             const bir_inst *w = st->writers[k].inst;
             if (!first || point(lin, w) < point(lin, first)) first = w;
             if (!last_def || point(lin, w) > point(lin, last_def)) last_def = w;
-            bir_live_note(s, w, true, bir_live_write_kills(w, &w->outs[st->writers[k].operand]));
+            bir_live_note(s, w, &w->outs[st->writers[k].operand], true, false);
         }
         for (uint32_t k = 0; k < st->nreaders; k++) {
             const bir_inst *r = st->readers[k].inst;
             if (!last || point(lin, r) > point(lin, last)) last = r;
-            bir_live_note(s, r, false, false);
+            bir_live_note(s, r, &r->ins[st->readers[k].operand], false, read_local(lin, st, k, locs, n));
         }
     }
     if (!last || (last_def && point(lin, last_def) > point(lin, last))) last = last_def;

@@ -4,9 +4,9 @@
  * use, in program points, extended across loops. With c the common prefix of
  * the def's and the use's loop nests, a def nested deeper than c moves to the
  * header of the loop at depth c and a use nested deeper moves to that loop's
- * end (the back edge). A value carried around a back edge — in some loop, its
- * first access is a read and the loop also writes it — is live across that
- * whole loop. A value defined at entry starts at point 0 and lasts to the end
+ * end (the back edge). A value carried around a back edge — in some loop, a
+ * read in one iteration may see bytes an earlier iteration wrote
+ * (bir_live_note says when) — is live across that whole loop. A value defined at entry starts at point 0 and lasts to the end
  * of the outermost loop around its last use.
  *
  * The SBUF allocator (src/sbuf/live_range.c) applies it to partner groups;
@@ -27,8 +27,8 @@
 /* Per-loop record of one value's accesses, stamped to avoid clearing. */
 typedef struct bir_live_rec {
     uint32_t stamp;
-    uint32_t first;      /* the first access's point inside the loop */
-    bool first_read;     /* that access is a read */
+    uint32_t first_read; /* the first read in the loop that may see an earlier iteration (UINT32_MAX: none) */
+    uint32_t kill;       /* the first point by which one iteration has written every byte (UINT32_MAX: never) */
     bool has_write;      /* the loop writes the value */
 } bir_live_rec;
 
@@ -49,22 +49,35 @@ typedef struct bir_live_interval {
 bool bir_live_scratch_init(bir_live_scratch *s, const bir_linear *lin, sba_arena *ar);
 /* Starts a new value: forgets the loop records of the previous one. */
 void bir_live_begin(bir_live_scratch *s);
-/* Records one access of the current value by `in`: a read, or a write;
- * `kills` when the write replaces the whole value, so that a loop whose first
- * access it is does not carry the value around its back edge. A partial write
- * counts like a read there: what it leaves comes from the previous iteration. */
-void bir_live_note(bir_live_scratch *s, const bir_inst *in, bool write, bool kills);
-/* Whether a write through op replaces every byte of every block of its
- * tensor (false when its footprint cannot be derived). */
-bool bir_live_write_kills(const bir_inst *in, const bir_operand *op);
+/* Records one access of the current value by `in` through op (op may be NULL
+ * for a write: then it kills nothing). A write that, in one iteration of a
+ * loop around it, writes every element of the tensor — itself, or with the
+ * loops nested inside that loop around it run through — kills the value in
+ * that loop from the point those loops end. A read that is `local` (it sees
+ * only bytes written earlier in the same iteration: bir_live_read_after)
+ * carries nothing; any other read at or before a loop's kill carries the value
+ * around that loop, if the loop writes it. A partial write carries nothing by
+ * itself: what it leaves matters only where something reads it. */
+void bir_live_note(bir_live_scratch *s, const bir_inst *in, const bir_operand *op, bool write, bool local);
+/* Whether one execution of the write through op replaces every element of
+ * its tensor in every iteration of the loops around it (false when that
+ * cannot be shown: a footprint over all loop values does not count). */
+bool bir_live_write_kills(const bir_linear *lin, const bir_inst *in, const bir_operand *op);
+/* Whether the read r through rop sees only elements that the write w through
+ * wop wrote earlier in the same iteration of every loop around r: w sits in
+ * r's innermost loop (or deeper, and those deeper loops end before r), both
+ * move alike with every loop around r, and w's elements in one iteration are
+ * gap-free and include all of r's. */
+bool bir_live_read_after(const bir_linear *lin, const bir_inst *r, const bir_operand *rop, const bir_inst *w,
+                         const bir_operand *wop);
 /* The interval from the anchors alone (no carried extension). */
 void bir_live_anchor(const bir_linear *lin, const bir_inst *first_def, const bir_inst *last_use,
                      bool entry_def, uint32_t *start, uint32_t *end);
 /* Widens [*start, *end] over every loop around `in` that carries the current
  * value (after every access was noted); true when some loop does. */
 bool bir_live_extend(const bir_live_scratch *s, const bir_inst *in, uint32_t *start, uint32_t *end);
-/* True when the current value's first access inside `loop` is a read. */
-bool bir_live_first_read_in(const bir_live_scratch *s, const bir_inst *loop);
+/* True when the current value is carried around `loop` (bir_live_note). */
+bool bir_live_carried_in(const bir_live_scratch *s, const bir_inst *loop);
 
 /* The whole rule for the accesses of n placements that hold one value
  * (a must-alias group, or one placement): first def = the writer at the

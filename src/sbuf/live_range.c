@@ -5,8 +5,8 @@
  * prefix of the def's and the use's loop nests, a def nested deeper than c
  * moves to the header of the loop at depth c, a use nested deeper moves to
  * that loop's end (the back edge). A value carried around a back edge — in
- * some loop, the node's first access is a read and the loop also writes it —
- * is live across that whole loop. An input is defined at entry; an output
+ * some loop, a read in one iteration may see what an earlier iteration wrote
+ * (bir_live_note) — is live across that whole loop. An input is defined at entry; an output
  * (pre-placed) stays live to the end of the function. The rule itself is
  * bir/live.c, shared with the PSUM and DRAM allocators; this pass applies it
  * to partner groups and adds the shrink factor.
@@ -68,6 +68,20 @@ static sba_status note_shrink(sb_ctx *c, shrink_state *s, const bir_inst *in, co
     return SBA_OK;
 }
 
+/* Whether the read through op sees only what a write of the group r left
+ * earlier in the same iteration (bir_live_read_after). */
+static bool read_local(const sb_ctx *c, uint32_t r, const bir_inst *in, const bir_operand *op)
+{
+    for (uint32_t m = r; m != SB_NO_NODE; m = c->info[m].next_member) {
+        const bir_storage *s = &c->info[m].loc->storage;
+        for (uint32_t k = 0; k < s->nwriters; k++) {
+            const bir_inst *w = s->writers[k].inst;
+            if (bir_live_read_after(&c->lin, in, op, w, &w->outs[s->writers[k].operand])) return true;
+        }
+    }
+    return false;
+}
+
 static sba_status node_live_range(sb_ctx *c, bir_live_scratch *ls, uint32_t r)
 {
     sb_node *nd = &c->info[r];
@@ -84,25 +98,20 @@ static sba_status node_live_range(sb_ctx *c, bir_live_scratch *ls, uint32_t r)
             if (st != SBA_OK) return st;
         }
     }
-    /* A write kills the value when it replaces all of it — or, for a tensor
-     * whose every access selects its block by one loop's axis, all of the
-     * block this iteration uses. A partial write does not: the rest is
-     * carried from before, as by a read. */
-    bool per_iteration = sh.ok && sh.any;
+    /* A write kills the value where one iteration writes all of it; a read
+     * of only what an earlier write of the same iteration left (the block
+     * this iteration uses, say) sees no earlier iteration (bir_live_note). */
     bir_live_begin(ls);
     for (uint32_t m = r; m != SB_NO_NODE; m = c->info[m].next_member) {
         const bir_storage *s = &c->info[m].loc->storage;
-        for (uint32_t k = 0; k < s->nreaders; k++) bir_live_note(ls, s->readers[k].inst, false, false);
+        for (uint32_t k = 0; k < s->nreaders; k++) {
+            const bir_inst *in = s->readers[k].inst;
+            const bir_operand *op = &in->ins[s->readers[k].operand];
+            bir_live_note(ls, in, op, false, read_local(c, r, in, op));
+        }
         for (uint32_t k = 0; k < s->nwriters; k++) {
             const bir_inst *w = s->writers[k].inst;
-            const bir_operand *op = &w->outs[s->writers[k].operand];
-            bool kills = bir_live_write_kills(w, op);
-            if (!kills && per_iteration) {
-                bir_footprint fp;
-                kills = bir_operand_footprint(w, op, &fp, NULL) == SBA_OK && fp.part_lo == 0 &&
-                        fp.part_hi == nd->partitions && fp.byte_lo == 0 && fp.byte_hi == nd->bytes_per_block;
-            }
-            bir_live_note(ls, w, true, kills);
+            bir_live_note(ls, w, &w->outs[s->writers[k].operand], true, false);
         }
     }
     nd->loop_carried = false;
@@ -118,7 +127,7 @@ static sba_status node_live_range(sb_ctx *c, bir_live_scratch *ls, uint32_t r)
         nd->live_n = nd->nblocks;
         if (sh.ok && sh.any && nd->nblocks > 1) {
             int64_t trips = bir_loop_trip_count(sh.loop);
-            bool carried = bir_live_first_read_in(ls, sh.loop);
+            bool carried = bir_live_carried_in(ls, sh.loop);
             if (!carried && trips > 1 && nd->nblocks % trips == 0) nd->live_n = live_n_of(nd->nblocks, trips);
         }
     }

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "bir/live.h"
 #include "sbuf/sbuf.h"
 
 typedef struct access {
@@ -39,14 +40,11 @@ static bool reads_location(const bir_inst *in, const bir_location *loc)
     return false;
 }
 
-/* A write that replaces every byte of every block of the tensor. */
-static bool covers_tensor(sb_ctx *c, const sb_node *nd, const access *a)
+/* A write that replaces every byte of every block of the tensor, in one
+ * execution: a strided write's bounding box does not count. */
+static bool covers_tensor(sb_ctx *c, const access *a)
 {
-    bir_footprint fp;
-    if (bir_operand_footprint(a->inst, a->op, &fp, c->err) != SBA_OK) return false;
-    return fp.part_lo == 0 && fp.part_hi == nd->partitions && fp.byte_lo == 0 &&
-           fp.byte_hi == nd->bytes_per_block && fp.block == 0 && fp.block_hi == nd->nblocks - 1 &&
-           fp.blocks != BIR_BLOCKS_AXIS;
+    return bir_live_write_kills(&c->lin, a->inst, a->op);
 }
 
 static sba_status split_node(sb_ctx *c, sb_node *nd, uint32_t *clones)
@@ -69,7 +67,7 @@ static sba_status split_node(sb_ctx *c, sb_node *nd, uint32_t *clones)
     for (uint32_t i = 0; i < n; i++) {
         const access *a = &acc[i];
         if (i > 0 && a->write && c->lin.depth[a->inst->index] == 0 && !reads_location(a->inst, loc) &&
-            acc[i - 1].point < a->point && covers_tensor(c, nd, a))
+            acc[i - 1].point < a->point && covers_tensor(c, a))
             cur++;
         seg[i] = cur;
     }

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "bir/live.h"
 #include "sbuf/sbuf.h"
 
 static uint32_t find(sb_node *info, uint32_t i)
@@ -54,8 +55,11 @@ static bool same_nest(const sb_ctx *c, const bir_inst *x, const bir_inst *y)
 
 /* Every access of loc is in in's loop nest and on the right side of point p:
  * before or at it (a dies at p, its first access a write) or at or after it
- * (b is born at p by a write). */
-static bool confined(const sb_ctx *c, const bir_location *loc, const bir_inst *in, bool dies)
+ * (b is born at p by a write). And the value is carried around no loop
+ * (bir/live.h): a first write that leaves bytes a later read of the same
+ * iteration sees makes those bytes the previous iteration's, so it is not a
+ * birth. */
+static bool confined(const sb_ctx *c, bir_live_scratch *ls, bir_location *loc, const bir_inst *in, bool dies)
 {
     uint32_t p = c->lin.point_of[in->index], first = UINT32_MAX, last = 0;
     bool first_is_write = false;
@@ -73,8 +77,9 @@ static bool confined(const sb_ctx *c, const bir_location *loc, const bir_inst *i
             if (q > last) last = q;
         }
     }
-    if (dies) return last == p && first_is_write;
-    return first == p && first_is_write;
+    if (!first_is_write || (dies ? last != p : first != p)) return false;
+    bir_live_interval iv;
+    return c->lin.depth[in->index] == 0 || !bir_live_locations(ls, &loc, 1, false, &iv) || !iv.carried;
 }
 
 static bool elementwise(uint32_t op)
@@ -95,7 +100,7 @@ static int64_t partition_offset(int64_t tp, int64_t base)
     return tp - base;
 }
 
-static void pair_for(sb_ctx *c, bir_inst *in)
+static void pair_for(sb_ctx *c, bir_live_scratch *ls, bir_inst *in)
 {
     if (bir_opcode_rereads_inputs(in->opcode) || !elementwise(in->opcode) || in->nouts != 1) return;
     const bir_operand *out = &in->outs[0];
@@ -116,7 +121,7 @@ static void pair_for(sb_ctx *c, bir_inst *in)
         bool other = false;
         for (uint32_t j = 0; j < in->nins; j++)
             other |= j != k && in->ins[j].loc == op->loc && !same_ap(&in->ins[j], op);
-        if (other || !confined(c, op->loc, in, true) || !confined(c, out->loc, in, false)) continue;
+        if (other || !confined(c, ls, op->loc, in, true) || !confined(c, ls, out->loc, in, false)) continue;
         uint32_t ra = find(c->info, a), rb = find(c->info, b);
         if (ra == rb) continue;
         uint32_t mask = c->info[ra].base_mask & c->info[rb].base_mask;
@@ -139,7 +144,9 @@ sba_status sb_find_partners(sb_ctx *c)
     sb_log(c, "find partners");
     uint32_t groups = 0, members = 0;
     if (c->partners_enabled) {
-        for (uint32_t i = 0; i < c->fn->ninsts; i++) pair_for(c, c->fn->insts[i]);
+        bir_live_scratch ls;
+        if (!bir_live_scratch_init(&ls, &c->lin, &c->ar)) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory");
+        for (uint32_t i = 0; i < c->fn->ninsts; i++) pair_for(c, &ls, c->fn->insts[i]);
         if (c->err->code != SBA_OK) return c->err->code;
     }
     /* expand: every member points at its representative, chained from it. */
