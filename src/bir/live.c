@@ -60,11 +60,21 @@ static bool loop_coeff(const bir_operand *op, const bir_inst *loop, int64_t *k)
     return true;
 }
 
-/* Whether `loop` is fixed for in: one of the outer `depth` loops of its nest,
+/* The loops an access treats as fixed: the outer `depth` of its nest, less
+ * `also` (loops of that prefix it runs through all the same). */
+typedef struct fixing {
+    uint32_t depth;
+    const bir_inst *const *also;
+    uint32_t nalso;
+} fixing;
+
+/* Whether `loop` is fixed for in: one of the fixed outer loops of its nest,
  * or no loop of the nest at all (one value for the whole access). */
-static bool fixed_loop(const bir_linear *lin, const bir_inst *in, uint32_t depth, const bir_inst *loop)
+static bool fixed_loop(const bir_linear *lin, const bir_inst *in, const fixing *fx, const bir_inst *loop)
 {
-    for (uint32_t k = depth; k < lin->depth[in->index]; k++)
+    for (uint32_t k = 0; k < fx->nalso; k++)
+        if (fx->also[k] == loop) return false;
+    for (uint32_t k = fx->depth; k < lin->depth[in->index]; k++)
         if (lin->nest[in->index][k] == loop) return false;
     return true;
 }
@@ -120,9 +130,9 @@ static bool add_step(span *sp, span_acc *acc, const int64_t unit[COMP_COUNT], in
     return true;
 }
 
-/* The span of op with the outer `depth` loops of in's nest fixed. False when
- * it cannot be derived (invalid or overflowing, a loop that never runs). */
-static bool span_of(const bir_linear *lin, const bir_inst *in, const bir_operand *op, uint32_t depth, span *sp)
+/* The span of op with the loops fx names fixed. False when it cannot be
+ * derived (invalid or overflowing, a loop that never runs). */
+static bool span_of(const bir_linear *lin, const bir_inst *in, const bir_operand *op, const fixing *fx, span *sp)
 {
     int64_t unit[COMP_COUNT], bound[COMP_COUNT], off = op->offset;
     if (!op->set || !op->ap || op->ndims == 0 || !geometry(op->set, unit, bound)) return false;
@@ -140,7 +150,7 @@ static bool span_of(const bir_linear *lin, const bir_inst *in, const bir_operand
         if (k == 0) continue;
         trip = bir_loop_trip_count(loop);
         if (trip < 1) return false;
-        if (trip == 1 || !fixed_loop(lin, in, depth, loop)) {
+        if (trip == 1 || !fixed_loop(lin, in, fx, loop)) {
             if (__builtin_mul_overflow(k, loop->axis.lb, &c) || __builtin_add_overflow(off, c, &off)) return false;
         } else {
             sp->moves = true;
@@ -159,7 +169,7 @@ static bool span_of(const bir_linear *lin, const bir_inst *in, const bir_operand
         bool seen = false;
         for (uint32_t u = 0; u < t; u++) seen |= op->terms[u].loop == loop;
         int64_t k, st;
-        if (seen || fixed_loop(lin, in, depth, loop) || !loop_coeff(op, loop, &k) || k == 0) continue;
+        if (seen || fixed_loop(lin, in, fx, loop) || !loop_coeff(op, loop, &k) || k == 0) continue;
         if (__builtin_mul_overflow(k, loop->axis.stride, &st) ||
             !add_step(sp, &acc, unit, st, bir_loop_trip_count(loop), false))
             return false;
@@ -180,7 +190,8 @@ static bool covers_at(const bir_linear *lin, const bir_inst *in, const bir_opera
 {
     span sp;
     int64_t unit[COMP_COUNT], bound[COMP_COUNT];
-    if (!span_of(lin, in, op, depth, &sp) || sp.moves || !geometry(op->set, unit, bound)) return false;
+    fixing fx = {depth, NULL, 0};
+    if (!span_of(lin, in, op, &fx, &sp) || sp.moves || !geometry(op->set, unit, bound)) return false;
     for (int c = 0; c < COMP_COUNT; c++)
         if (!sp.exact[c] || sp.lo[c] != 0 || sp.hi[c] != bound[c] - 1) return false;
     return true;
@@ -191,50 +202,60 @@ bool bir_live_write_kills(const bir_linear *lin, const bir_inst *in, const bir_o
     return covers_at(lin, in, op, lin->depth[in->index]);
 }
 
-bool bir_live_read_after(const bir_linear *lin, const bir_inst *r, const bir_operand *rop, const bir_inst *w,
-                         const bir_operand *wop)
+uint32_t bir_live_read_local_depth(const bir_linear *lin, const bir_inst *r, const bir_operand *rop,
+                                   const bir_inst *w, const bir_operand *wop)
 {
-    uint32_t dr = lin->depth[r->index], dw = lin->depth[w->index];
-    if (dr == 0 || dw < dr || rop->set != wop->set || !rop->ap || !wop->ap) return false;
-    for (uint32_t k = 0; k < dr; k++)
-        if (lin->nest[r->index][k] != lin->nest[w->index][k]) return false;
-    /* w's writes are all done before r: w precedes r in the body, or so does
-     * the end of the loop around w that sits in r's innermost loop. */
-    uint32_t done = dw > dr ? lin->end_of[lin->nest[w->index][dr]->index] : lin->point_of[w->index];
-    if (done >= lin->point_of[r->index]) return false;
-    /* The same iteration moves both by the same amount. */
-    for (uint32_t k = 0; k < dr; k++) {
+    uint32_t dr = lin->depth[r->index], dw = lin->depth[w->index], c = 0;
+    if (rop->set != wop->set || !rop->ap || !wop->ap) return 0;
+    while (c < dr && c < dw && lin->nest[r->index][c] == lin->nest[w->index][c]) c++;
+    if (c == 0) return 0;
+    /* w's writes are all done before r in one iteration of the c shared
+     * loops: w precedes r, or so does the end of w's loop at depth c. */
+    uint32_t done = dw > c ? lin->end_of[lin->nest[w->index][c]->index] : lin->point_of[w->index];
+    if (done >= lin->point_of[r->index]) return 0;
+    /* Each shared loop moves both alike, or only r (then r's part over all
+     * its values must lie in what w writes in every one). */
+    const bir_inst *also[64];
+    uint32_t nalso = 0;
+    for (uint32_t k = 0; k < c; k++) {
         const bir_inst *loop = lin->nest[r->index][k];
         int64_t kr, kw;
-        if (!loop_coeff(rop, loop, &kr) || !loop_coeff(wop, loop, &kw) || kr != kw) return false;
+        if (!loop_coeff(rop, loop, &kr) || !loop_coeff(wop, loop, &kw)) return 0;
+        if (kr == kw || bir_loop_trip_count(loop) == 1) continue; /* one value: a constant in both spans */
+        if (kw != 0 || nalso == sizeof also / sizeof *also) return 0;
+        also[nalso++] = loop;
     }
-    span sr, sw;
-    if (!span_of(lin, r, rop, dr, &sr) || !span_of(lin, w, wop, dr, &sw)) return false;
-    /* Terms on loops around neither move both alike only if equal; w's
-     * own deeper loops are in its span. */
+    /* Terms on loops around neither move both alike only if equal. */
+    fixing fw = {c, NULL, 0}, fr = {c, also, nalso};
     for (uint32_t t = 0; t < rop->nterms + wop->nterms; t++) {
         const bir_inst *loop = t < rop->nterms ? rop->terms[t].loop : wop->terms[t - rop->nterms].loop;
-        if (!loop || !fixed_loop(lin, w, dr, loop)) continue;
+        if (!loop || !fixed_loop(lin, w, &fw, loop) || !fixed_loop(lin, r, &fw, loop)) continue;
+        bool shared = false;
+        for (uint32_t k = 0; k < c; k++) shared |= lin->nest[r->index][k] == loop;
         int64_t kr, kw;
-        if (!loop_coeff(rop, loop, &kr) || !loop_coeff(wop, loop, &kw) || kr != kw) return false;
+        if (!shared && bir_loop_trip_count(loop) != 1 &&
+            (!loop_coeff(rop, loop, &kr) || !loop_coeff(wop, loop, &kw) || kr != kw))
+            return 0;
     }
-    for (int c = 0; c < COMP_COUNT; c++)
-        if (!sw.exact[c] || sr.lo[c] < sw.lo[c] || sr.hi[c] > sw.hi[c]) return false;
-    return true;
+    span sr, sw;
+    if (!span_of(lin, r, rop, &fr, &sr) || !span_of(lin, w, wop, &fw, &sw)) return 0;
+    for (int k = 0; k < COMP_COUNT; k++)
+        if (!sw.exact[k] || sr.lo[k] < sw.lo[k] || sr.hi[k] > sw.hi[k]) return 0;
+    return c;
 }
 
 /* ---- the per-loop records --------------------------------------------------- */
 
-void bir_live_note(bir_live_scratch *s, const bir_inst *in, const bir_operand *op, bool write, bool local)
+void bir_live_note(bir_live_scratch *s, const bir_inst *in, const bir_operand *op, bool write, uint32_t local)
 {
     const bir_linear *lin = s->lin;
     uint32_t p = point(lin, in), d = lin->depth[in->index];
-    if (!write && local) return; /* it sees only this iteration's bytes */
     for (uint32_t k = 0; k < d; k++) {
         bir_live_rec *r = &s->rec[lin->nest[in->index][k]->index];
         if (r->stamp != s->stamp) *r = (bir_live_rec){s->stamp, UINT32_MAX, UINT32_MAX, false};
         if (!write) {
-            if (p < r->first_read) r->first_read = p;
+            /* A local read sees only this iteration's bytes of that loop. */
+            if (k >= local && p < r->first_read) r->first_read = p;
             continue;
         }
         r->has_write = true;
@@ -246,12 +267,14 @@ void bir_live_note(bir_live_scratch *s, const bir_inst *in, const bir_operand *o
 }
 
 /* Carried around a loop: some read in an iteration may see a byte an earlier
- * iteration wrote — the loop writes the value, and a read that does not see
+ * iteration wrote — the loop runs more than once, it writes the value, and a
+ * read that does not see
  * only its own iteration's bytes comes at or before the point where this
  * iteration has written all of it (an instruction reads before it writes). */
-static bool loop_carries(const bir_live_rec *r, uint32_t stamp)
+static bool loop_carries(const bir_live_rec *r, uint32_t stamp, const bir_inst *loop)
 {
-    return r->stamp == stamp && r->has_write && r->first_read != UINT32_MAX && r->first_read <= r->kill;
+    return r->stamp == stamp && r->has_write && r->first_read != UINT32_MAX && r->first_read <= r->kill &&
+           bir_loop_trip_count(loop) > 1; /* a loop of one iteration takes no back edge */
 }
 
 void bir_live_anchor(const bir_linear *lin, const bir_inst *d, const bir_inst *u, bool entry_def,
@@ -278,7 +301,7 @@ bool bir_live_extend(const bir_live_scratch *s, const bir_inst *in, uint32_t *st
     for (uint32_t k = 0; k < d; k++) {
         const bir_inst *loop = lin->nest[in->index][k];
         const bir_live_rec *r = &s->rec[loop->index];
-        if (loop_carries(r, s->stamp)) {
+        if (loop_carries(r, s->stamp, loop)) {
             carried = true;
             if (header_point(lin, loop) < *start) *start = header_point(lin, loop);
             if (end_point(lin, loop) > *end) *end = end_point(lin, loop);
@@ -289,24 +312,26 @@ bool bir_live_extend(const bir_live_scratch *s, const bir_inst *in, uint32_t *st
 
 bool bir_live_carried_in(const bir_live_scratch *s, const bir_inst *loop)
 {
-    return loop_carries(&s->rec[loop->index], s->stamp);
+    return loop_carries(&s->rec[loop->index], s->stamp, loop);
 }
 
-/* Whether reader k of st reads only bytes some writer of locs wrote earlier
- * in the same iteration. O(writers) per reader. */
-static bool read_local(const bir_linear *lin, const bir_storage *st, uint32_t k, bir_location *const *locs,
-                       uint32_t n)
+/* For how many of its outer loops reader k of st sees only bytes that some
+ * writer of locs wrote earlier in the same iteration. O(writers) per reader. */
+static uint32_t read_local(const bir_linear *lin, const bir_storage *st, uint32_t k, bir_location *const *locs,
+                           uint32_t n)
 {
     const bir_inst *r = st->readers[k].inst;
     const bir_operand *rop = &r->ins[st->readers[k].operand];
+    uint32_t best = 0;
     for (uint32_t i = 0; i < n; i++) {
         const bir_storage *ws = &locs[i]->storage;
         for (uint32_t j = 0; j < ws->nwriters; j++) {
             const bir_inst *w = ws->writers[j].inst;
-            if (bir_live_read_after(lin, r, rop, w, &w->outs[ws->writers[j].operand])) return true;
+            uint32_t d = bir_live_read_local_depth(lin, r, rop, w, &w->outs[ws->writers[j].operand]);
+            if (d > best) best = d;
         }
     }
-    return false;
+    return best;
 }
 
 bool bir_live_locations(bir_live_scratch *s, bir_location *const *locs, uint32_t n, bool entry_def,
@@ -321,7 +346,7 @@ bool bir_live_locations(bir_live_scratch *s, bir_location *const *locs, uint32_t
             const bir_inst *w = st->writers[k].inst;
             if (!first || point(lin, w) < point(lin, first)) first = w;
             if (!last_def || point(lin, w) > point(lin, last_def)) last_def = w;
-            bir_live_note(s, w, &w->outs[st->writers[k].operand], true, false);
+            bir_live_note(s, w, &w->outs[st->writers[k].operand], true, 0);
         }
         for (uint32_t k = 0; k < st->nreaders; k++) {
             const bir_inst *r = st->readers[k].inst;

@@ -53,23 +53,25 @@ void bir_live_begin(bir_live_scratch *s);
  * for a write: then it kills nothing). A write that, in one iteration of a
  * loop around it, writes every element of the tensor — itself, or with the
  * loops nested inside that loop around it run through — kills the value in
- * that loop from the point those loops end. A read that is `local` (it sees
- * only bytes written earlier in the same iteration: bir_live_read_after)
- * carries nothing; any other read at or before a loop's kill carries the value
- * around that loop, if the loop writes it. A partial write carries nothing by
- * itself: what it leaves matters only where something reads it. */
-void bir_live_note(bir_live_scratch *s, const bir_inst *in, const bir_operand *op, bool write, bool local);
+ * that loop from the point those loops end. A read that is local to the
+ * outer `local` loops around it (it sees only bytes written earlier in the
+ * same iteration of each: bir_live_read_local_depth) carries nothing around
+ * them; any other read at or before a loop's kill carries the value around
+ * that loop, if the loop writes it and runs more than once. A partial write
+ * carries nothing by itself: what it leaves matters only where it is read. */
+void bir_live_note(bir_live_scratch *s, const bir_inst *in, const bir_operand *op, bool write, uint32_t local);
 /* Whether one execution of the write through op replaces every element of
  * its tensor in every iteration of the loops around it (false when that
  * cannot be shown: a footprint over all loop values does not count). */
 bool bir_live_write_kills(const bir_linear *lin, const bir_inst *in, const bir_operand *op);
-/* Whether the read r through rop sees only elements that the write w through
- * wop wrote earlier in the same iteration of every loop around r: w sits in
- * r's innermost loop (or deeper, and those deeper loops end before r), both
- * move alike with every loop around r, and w's elements in one iteration are
- * gap-free and include all of r's. */
-bool bir_live_read_after(const bir_linear *lin, const bir_inst *r, const bir_operand *rop, const bir_inst *w,
-                         const bir_operand *wop);
+/* The number c of outer loops around the read r (through rop) in each
+ * iteration of which r sees only elements that the write w (through wop)
+ * wrote earlier in that same iteration; 0 when none. c is at most the loops
+ * r and w share; w's loops below those end before r; each shared loop moves
+ * both alike or only r; and w's elements in one iteration are gap-free and
+ * include all of r's. */
+uint32_t bir_live_read_local_depth(const bir_linear *lin, const bir_inst *r, const bir_operand *rop,
+                                   const bir_inst *w, const bir_operand *wop);
 /* The interval from the anchors alone (no carried extension). */
 void bir_live_anchor(const bir_linear *lin, const bir_inst *first_def, const bir_inst *last_use,
                      bool entry_def, uint32_t *start, uint32_t *end);

@@ -68,18 +68,21 @@ static sba_status note_shrink(sb_ctx *c, shrink_state *s, const bir_inst *in, co
     return SBA_OK;
 }
 
-/* Whether the read through op sees only what a write of the group r left
- * earlier in the same iteration (bir_live_read_after). */
-static bool read_local(const sb_ctx *c, uint32_t r, const bir_inst *in, const bir_operand *op)
+/* For how many of its outer loops the read through op sees only what a
+ * write of the group r left earlier in the same iteration
+ * (bir_live_read_local_depth). */
+static uint32_t read_local(const sb_ctx *c, uint32_t r, const bir_inst *in, const bir_operand *op)
 {
+    uint32_t best = 0;
     for (uint32_t m = r; m != SB_NO_NODE; m = c->info[m].next_member) {
         const bir_storage *s = &c->info[m].loc->storage;
         for (uint32_t k = 0; k < s->nwriters; k++) {
             const bir_inst *w = s->writers[k].inst;
-            if (bir_live_read_after(&c->lin, in, op, w, &w->outs[s->writers[k].operand])) return true;
+            uint32_t d = bir_live_read_local_depth(&c->lin, in, op, w, &w->outs[s->writers[k].operand]);
+            if (d > best) best = d;
         }
     }
-    return false;
+    return best;
 }
 
 static sba_status node_live_range(sb_ctx *c, bir_live_scratch *ls, uint32_t r)
@@ -111,7 +114,7 @@ static sba_status node_live_range(sb_ctx *c, bir_live_scratch *ls, uint32_t r)
         }
         for (uint32_t k = 0; k < s->nwriters; k++) {
             const bir_inst *w = s->writers[k].inst;
-            bir_live_note(ls, w, &w->outs[s->writers[k].operand], true, false);
+            bir_live_note(ls, w, &w->outs[s->writers[k].operand], true, 0);
         }
     }
     nd->loop_carried = false;
