@@ -152,7 +152,8 @@ static const char ALLOC_HELP[] =
     "proves the result with the verifier and writes it to OUT.\n"
     "\n"
     "  -o OUT           write the allocated module to OUT ('-': standard output)\n"
-    "  --target T       the target preset, instead of the module's own geometry\n"
+    "  --target T       the target preset, instead of the module's own geometry;\n"
+    "                   the written module records it\n"
     "  --strategy S     coloring (default), best-fit or greedy-size\n"
     "  --dram-page N    DRAM scratch page in bytes, a power of two (default 512): every\n"
     "                   scratch address is a multiple of it and every size whole pages;\n"
@@ -233,8 +234,17 @@ static int run(const char *cmd, int argc, char **argv, bool analyze)
     }
     bir_module *m = cli_load(a.in, &rc);
     if (!m) return rc;
+    /* The target is resolved here, once: --target replaces the module's own,
+     * and every step after (allocator, verifier, report, picture, the saved
+     * module) reads the module's. */
+    sba_error err;
+    if (a.target && bir_module_set_target(m, sba_target_preset(a.target), &err) != SBA_OK) {
+        rc = cli_report(a.in, &err);
+        bir_module_free(m);
+        return rc;
+    }
     FILE *logf = analyze || !a.out || strcmp(a.out, "-") ? stdout : stderr;
-    sba_alloc_options o = {.target = a.target ? sba_target_preset(a.target) : NULL,
+    sba_alloc_options o = {.target = NULL,
                            .strategy = a.strategy,
                            .log = (a.log || a.dump) ? print_line : NULL,
                            .log_ud = logf,
@@ -242,7 +252,6 @@ static int run(const char *cmd, int argc, char **argv, bool analyze)
                            .dram_page = a.dram_page,
                            .search_budget = a.search_budget};
     sba_alloc_report r;
-    sba_error err;
     sba_status st = analyze ? sba_analyze_module(m, &o, &r, &err) : sba_allocate_module(m, &o, &r, &err);
     if (st == SBA_OK && !analyze && !a.no_verify) {
         /* Every allocation is proved by the independent verifier before it is written. */

@@ -45,7 +45,7 @@ enum {
 typedef void (*sba_log_fn)(void *ud, const char *line);
 
 typedef struct sba_alloc_options {
-    const sba_target *target;  /* NULL: the module's target */
+    const sba_target *target;  /* NULL: the module's target; else it becomes the module's (bir_module_set_target) */
     uint32_t strategy;         /* sba_strategy */
     sba_log_fn log;            /* NULL: no log; receives the seed's diagnostics */
     void *log_ud;

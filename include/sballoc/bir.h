@@ -451,6 +451,12 @@ bir_module *bir_module_new(const sba_allocator *a);
 void bir_module_free(bir_module *m);
 /* True when an allocation of the module's arena has failed (sticky). */
 bool bir_module_failed(const bir_module *m);
+/* Makes t the module's one target, so that everything after (allocator,
+ * verifier, picture, report, the saved module) uses it: a preset's geometry
+ * is recorded as its "arch" alone, any other as a "target" object (named
+ * t->name, else "custom"). t is copied. SBA_ERR_NOMEM when the name cannot
+ * be copied. */
+sba_status bir_module_set_target(bir_module *m, const sba_target *t, sba_error *err);
 
 /* Each add_* returns NULL and fills err when the name is taken or memory runs
  * out. Strings are copied into the module. */

@@ -78,7 +78,10 @@ static sba_status run(bir_module *m, const sba_alloc_options *o, sba_alloc_repor
     sba_error_clear(err);
     sba_alloc_options defaults = {0};
     if (!o) o = &defaults;
-    const sba_target *t = o->target ? o->target : &m->target;
+    /* One target: an override becomes the module's own, so that the verifier,
+     * the picture and the saved module see the geometry that was allocated. */
+    if (o->target && bir_module_set_target(m, o->target, err) != SBA_OK) return err->code;
+    const sba_target *t = &m->target;
     if (r) {
         memset(r, 0, sizeof *r);
         r->a = m->arena->a;

@@ -56,6 +56,31 @@ void bir_module_free(bir_module *m)
 
 bool bir_module_failed(const bir_module *m) { return m->arena->failed; }
 
+static bool same_geometry(const sba_target *a, const sba_target *b)
+{
+    return a->partitions == b->partitions && a->sbuf_bytes == b->sbuf_bytes && a->sbuf_align == b->sbuf_align &&
+           a->psum_banks == b->psum_banks && a->psum_bank_bytes == b->psum_bank_bytes &&
+           a->psum_align == b->psum_align;
+}
+
+sba_status bir_module_set_target(bir_module *m, const sba_target *t, sba_error *err)
+{
+    if (t == &m->target) return SBA_OK;
+    const sba_target *preset = t->name ? sba_target_preset(t->name) : NULL;
+    if (preset && same_geometry(preset, t)) {
+        m->arch = preset->name;
+        m->target = *preset;
+        m->has_target = false;
+        return SBA_OK;
+    }
+    const char *name = sba_arena_strdup(m->arena, t->name ? t->name : "custom");
+    if (!name) return nomem(err);
+    m->target = *t;
+    m->target.name = name;
+    m->has_target = true;
+    return SBA_OK;
+}
+
 /* ---- construction ------------------------------------------------------ */
 
 bir_function *bir_function_add(bir_module *m, const char *name, sba_error *err)

@@ -905,16 +905,9 @@ bir_module *sba_gen_module(const sba_gen_options *o, const sba_allocator *a, sba
     if (!g.m) return sba_err(err, SBA_ERR_NOMEM, "out of memory"), NULL;
     g.ar = g.m->arena;
     const sba_target *t = o->target ? o->target : sba_target_preset("trn2");
-    const sba_target *preset = t->name ? sba_target_preset(t->name) : NULL;
-    g.m->target = *t;
-    if (preset && preset->partitions == t->partitions && preset->sbuf_bytes == t->sbuf_bytes &&
-        preset->sbuf_align == t->sbuf_align && preset->psum_banks == t->psum_banks &&
-        preset->psum_bank_bytes == t->psum_bank_bytes && preset->psum_align == t->psum_align) {
-        g.m->arch = preset->name;
-        g.m->target = *preset;
-    } else {
-        g.m->has_target = true;
-        g.m->target.name = sba_arena_strdup(g.ar, t->name ? t->name : "custom");
+    if (bir_module_set_target(g.m, t, err) != SBA_OK) {
+        bir_module_free(g.m);
+        return NULL;
     }
     g.cap = t->sbuf_bytes;
     g.target = (int64_t)floor(o->pressure * (double)t->sbuf_bytes);
