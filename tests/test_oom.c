@@ -28,6 +28,7 @@
 
 #include "sballoc/alloc.h"
 #include "sballoc/bir.h"
+#include "sballoc/csv.h"
 #include "sballoc/verify.h"
 
 /* ---- the failing hook ---------------------------------------------------- */
@@ -128,8 +129,10 @@ static void restore(void) { json_set_alloc_funcs(saved_malloc, saved_free); }
 /* ---- the representative run --------------------------------------------- */
 
 typedef struct scenario {
-    const char *file;   /* under the source directory; NULL: text */
+    const char *file;   /* under the source directory; NULL: text or csv */
     const char *text;   /* an inline module */
+    const char *csv;    /* a MiniMalloc problem of capacity sbuf_bytes */
+    bool search;        /* the exact packer places it (colouring alone would spill) */
     int64_t sbuf_bytes; /* a tiny custom target; 0: the module's */
     bool spills;        /* the run is meant to spill */
     bool verify;        /* also run the verifier on the result */
@@ -145,17 +148,22 @@ static sba_status run_once(const scenario *s, sba_error *err, char **saved)
         char path[1024];
         snprintf(path, sizeof path, "%s/%s", SBALLOC_SOURCE_DIR, s->file);
         m = bir_load_file(path, &failing, err);
+    } else if (s->csv) {
+        m = sba_csv_import(s->csv, strlen(s->csv), s->sbuf_bytes, &failing, err);
     } else {
         m = bir_load_buffer(s->text, strlen(s->text), "inline", &failing, err);
     }
     if (!m) return err->code;
     sba_target t = m->target;
-    if (s->sbuf_bytes) t.sbuf_bytes = s->sbuf_bytes;
+    if (s->sbuf_bytes && !s->csv) t.sbuf_bytes = s->sbuf_bytes;
     sba_alloc_options o = {.target = &t};
     sba_alloc_report r;
     sba_status st = sba_allocate_module(m, &o, &r, err);
     if (st == SBA_OK) {
         if (s->spills) cr_expect(r.nfns > 0 && r.fns[0].spilled > 0, "%s: the scenario is meant to spill", s->file);
+        if (s->search)
+            cr_expect(r.nfns > 0 && r.fns[0].spilled == 0 && r.fns[0].search_outcome == 1,
+                      "the scenario is meant to be packed by the exact packer");
         char *text;
         size_t len;
         st = bir_save_buffer(m, &text, &len, err);
@@ -175,7 +183,7 @@ static sba_status run_once(const scenario *s, sba_error *err, char **saved)
 
 static void sweep(const scenario *s)
 {
-    const char *name = s->file ? s->file : "inline module";
+    const char *name = s->file ? s->file : s->csv ? "csv problem" : "inline module";
     install();
     sba_error err;
     char *baseline, *saved;
@@ -221,6 +229,22 @@ static void sweep(const scenario *s)
 Test(oom, matmul_tiled_tiny_target)
 {
     scenario s = {.file = "examples/matmul_tiled.json", .sbuf_bytes = 8192, .spills = true};
+    sweep(&s);
+}
+
+/* The exact packer: lifespans where colouring leaves a hole, so that only
+ * the search places everything. A failure inside the search is out of
+ * memory like any other — never taken for a spent budget, which would give a
+ * different, spilled allocation. */
+Test(oom, exact_packer)
+{
+    static const char trap[] = "id,lower,upper,size\n"
+                               "t0,5,8,1\n"
+                               "t1,5,8,4\n"
+                               "t2,4,6,3\n"
+                               "t3,2,7,4\n"
+                               "t4,6,11,4\n";
+    scenario s = {.csv = trap, .sbuf_bytes = 13, .search = true, .verify = true};
     sweep(&s);
 }
 

@@ -240,8 +240,10 @@ sba_status sb_allocate_function(sb_ctx *c)
         if (c->ar.failed) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory");
         if (failed && c->lower_bound <= c->t->sbuf_bytes && c->search_left > 0) {
             t0 = sba_now();
-            bool packed = sb_search_packing(c);
+            bool packed;
+            sba_status sst = sb_search_packing(c, &packed);
             c->rep->seconds[SBA_PHASE_SEARCH] += sba_now() - t0;
+            if (sst != SBA_OK) return sst;
             if (packed) failed = 0;
         }
         if (!failed) {

@@ -175,8 +175,9 @@ void sb_order_by_size(sb_ctx *c, uint32_t *order, uint32_t *norder);
 /* The work budget of one function's searches. */
 uint64_t sb_search_budget(const sba_alloc_options *o);
 /* Searches, exactly, for a placement of every part where select left a node
- * unplaced; true when every such part packed. */
-bool sb_search_packing(sb_ctx *c);
+ * unplaced; *packed when every such part packed. SBA_ERR_NOMEM when memory
+ * ran out (never reported as a spent budget). */
+sba_status sb_search_packing(sb_ctx *c, bool *packed);
 
 /* ---- spill.c ----------------------------------------------------------- */
 sba_status sb_insert_spill_code(sb_ctx *c);

@@ -724,6 +724,7 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
     int r = !bound_ok ? 0 : kind == KIND_ADDRESS ? dfs_address(&S, 0, S.K - 1) : dfs(&S, 0, S.K - 1);
     c->rep->search_nodes += S.visited;
     c->search_left -= S.work < c->search_left ? S.work : c->search_left;
+    if (ar->failed) return -1; /* out of memory, whatever the search said after */
     if (r == 1) {
         for (uint32_t i = 0; i < nn; i++) {
             sb_node *nd = &c->info[S.nodes[i].id];
@@ -783,12 +784,13 @@ static const struct {
 };
 enum { PLAN_LEN = sizeof PLAN / sizeof PLAN[0] };
 
-bool sb_search_packing(sb_ctx *c)
+sba_status sb_search_packing(sb_ctx *c, bool *packed)
 {
+    *packed = false;
     /* Parts: representatives sorted by start; a part ends where the live set empties. */
     uint32_t *ids = sba_arena_array(&c->ar, (size_t)c->n + 1, sizeof *ids), m = 0;
     order_key *keys = sba_arena_array(&c->ar, (size_t)c->n + 1, sizeof *keys);
-    if (!ids || !keys) return false;
+    if (!ids || !keys) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory");
     for (uint32_t i = 0; i < c->n; i++)
         if (c->info[i].rep == i) keys[m] = (order_key){{-(int64_t)c->info[i].start, 0, 0}, i}, m++;
     qsort(keys, m, sizeof *keys, cmp_key); /* -start descending = start ascending */
@@ -798,7 +800,7 @@ bool sb_search_packing(sb_ctx *c)
     bool all = true;
     uint32_t *pa = sba_arena_array(&c->ar, (size_t)m + 1, sizeof *pa);
     uint32_t *pb = sba_arena_array(&c->ar, (size_t)m + 1, sizeof *pb);
-    if (!pa || !pb) return false;
+    if (!pa || !pb) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory");
     for (uint32_t a = 0; a < m;) {
         uint32_t b = a + 1, reach = c->info[ids[a]].end;
         bool failed = c->info[ids[a]].spill;
@@ -825,7 +827,9 @@ bool sb_search_packing(sb_ctx *c)
             uint64_t used = before - c->search_left;
             left -= used < left ? used : left;
         }
-        if (r < 0) r = OUTCOME_BUDGET;
+        /* Out of memory is its own outcome: taken for a spent budget, it
+         * would give a different (spilled) allocation without a word. */
+        if (r < 0) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory in the exact packer");
         static const char *const kinds[] = {"greedy", "lowest-floor", "address-order"};
         static const char *const orders[] = {"area", "start", "end", "W-A-T", "T-A-W", "T-W-A"};
         sb_log(c, "search: part of %u nodes %s (run %u: %s, %s order%s) after %llu search nodes (work left %llu)",
@@ -837,5 +841,6 @@ bool sb_search_packing(sb_ctx *c)
         if (r > (int)outcome) outcome = (uint32_t)r;
     }
     if (outcome > c->rep->search_outcome) c->rep->search_outcome = outcome;
-    return all;
+    *packed = all;
+    return SBA_OK;
 }
