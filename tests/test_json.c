@@ -726,3 +726,39 @@ Test(memory, a_large_load_uses_few_hook_calls)
     bir_module_free(m);
     free(s);
 }
+
+/* A letter-case variant of a known engine is taken as that engine, with a
+ * warning that names it (docs/errors.md W001); a known spelling warns nothing. */
+Test(near_miss, engine_letter_case_warns)
+{
+    static const char fmt[] =
+        "{\"version\": 2, \"functions\": [{\"name\": \"f\", \"allocations\": [{\"name\": \"t\", \"dtype\": "
+        "\"float32\", \"tensor_shape\": [128, 4], \"memorylocations\": [{\"name\": \"t\", \"type\": \"SB\"}]}], "
+        "\"blocks\": [{\"name\": \"e\", \"instructions\": [{\"name\": \"z\", \"opcode\": \"Memset\", \"engine\": "
+        "\"%s\", \"outs\": [{\"memsetref\": \"t\", \"ap\": [[4, 128], [1, 4]]}]}]}]}]}";
+    char text[1024];
+    snprintf(text, sizeof text, fmt, "POOL");
+    bir_module *m = load_ok(text, strlen(text), "engine POOL");
+    cr_assert_eq(m->fns[0]->insts[0]->engine, BIR_ENG_POOL);
+    cr_assert_eq(m->nwarnings, 1);
+    cr_assert_str_eq(m->warnings[0], "functions[0].blocks[0].instructions[0].engine: engine \"POOL\" taken as "
+                                     "\"pool\": did you mean \"pool\"? (names are case-sensitive)");
+    bir_module_free(m);
+    snprintf(text, sizeof text, fmt, "pool");
+    m = load_ok(text, strlen(text), "engine pool");
+    cr_assert_eq(m->nwarnings, 0);
+    bir_module_free(m);
+}
+
+/* The near-miss lookups: letter case only, and never for a known name. */
+Test(near_miss, lookups)
+{
+    cr_assert_str_eq(bir_opcode_near_miss("DmaLoad"), "DMALoad");
+    cr_assert_str_eq(bir_opcode_near_miss("tensorcopy"), "TensorCopy");
+    cr_assert_null(bir_opcode_near_miss("DMALoad"));
+    cr_assert_null(bir_opcode_near_miss("MyCustomOp"));
+    cr_assert_str_eq(bir_dtype_near_miss("BFloat16"), "bfloat16");
+    cr_assert_null(bir_dtype_near_miss("bf16"));
+    cr_assert_str_eq(bir_engine_near_miss("DMA"), "dma");
+    cr_assert_null(bir_engine_near_miss("dma"));
+}

@@ -70,6 +70,8 @@ bir_module *cli_load(const char *file, int *exit_code)
     sba_error err;
     bir_module *m = bir_load_file(file, NULL, &err);
     if (!m) *exit_code = cli_report(strcmp(file, "-") == 0 ? "<stdin>" : file, &err);
+    for (uint32_t i = 0; m && i < m->nwarnings; i++)
+        fprintf(stderr, "sballoc: %s: warning: %s\n", strcmp(file, "-") == 0 ? "<stdin>" : file, m->warnings[i]);
     return m;
 }
 

@@ -127,6 +127,9 @@ typedef enum bir_dtype {
 const char *bir_dtype_name(uint32_t dt);
 bool bir_dtype_parse(const char *name, uint32_t *out);
 uint32_t bir_dtype_size(uint32_t dt);
+/* The *_near_miss functions: the known name that `name` spells but for letter
+ * case ("DmaLoad" -> "DMALoad"), NULL when none or when name is known. */
+const char *bir_dtype_near_miss(const char *name);
 
 /* Engines of the public model, then the compiler's own spellings of them
  * (its BIR dumps say "DVE" where the public model says "dve"), and ALL, an
@@ -156,6 +159,7 @@ bool bir_engine_parse(const char *name, uint32_t *out);
 /* The engine a spelling stands for: BIR_ENG_UNASSIGNED .. BIR_ENG_SP, or
  * BIR_ENG_ALL; BIR_ENG_COUNT for a value that is not an engine. */
 uint32_t bir_engine_unit(uint32_t e);
+const char *bir_engine_near_miss(const char *name);
 
 /* Opcodes. Matmult = 8 and Loop = 105 as in seed 000; the rest are ours
  * (docs/format.md lists them). BIR_OP_OTHER keeps an opcode this table does not
@@ -231,6 +235,7 @@ enum {
     BIR_OMIT_DTYPE = 1u << 15,        /* operand */
     BIR_OMIT_OFFSET = 1u << 16        /* operand */
 };
+const char *bir_opcode_near_miss(const char *name);
 
 /* ---- objects ----------------------------------------------------------- */
 
@@ -440,6 +445,8 @@ struct bir_module {
     uint64_t next_unique_id; /* the module-wide id counter */
     uint32_t spelling;       /* bir_spelling: how save writes it back */
     uint32_t omitted;        /* BIR_OMIT_* */
+    const char **warnings;   /* the loader's warnings, "JSON.PATH: message", in input order */
+    uint32_t nwarnings, capwarnings;
     bir_extras extras;
 };
 

@@ -1,6 +1,7 @@
 /* Name <-> value tables of the model's enumerations, dtype sizes, opcodes and
  * target presets. Every enum travels as its name on the wire. */
 #include <string.h>
+#include <strings.h>
 
 #include "sballoc/bir.h"
 
@@ -13,6 +14,19 @@ static bool find_name(const char *const *names, uint32_t count, const char *name
         }
     }
     return false;
+}
+
+/* The known name that `name` spells but for letter case, for a "did you
+ * mean" message; NULL when none (or when name is itself known). It reads the
+ * same table as the parse function, so a name that table learns is known
+ * here too. */
+static const char *near_miss(const char *const *names, uint32_t count, const char *name)
+{
+    for (uint32_t i = 0; i < count; i++)
+        if (names[i] && strcmp(names[i], name) == 0) return NULL;
+    for (uint32_t i = 0; i < count; i++)
+        if (names[i] && strcasecmp(names[i], name) == 0) return names[i];
+    return NULL;
 }
 
 /* MemoryType2string: the forward switch over the power-of-two values. */
@@ -106,6 +120,7 @@ static const uint8_t dtype_sizes[BIR_DT_COUNT] = {4, 2, 2, 1, 1, 1, 1, 2, 2, 4, 
 const char *bir_dtype_name(uint32_t dt) { return dt < BIR_DT_COUNT ? dtype_names[dt] : NULL; }
 bool bir_dtype_parse(const char *name, uint32_t *out) { return find_name(dtype_names, BIR_DT_COUNT, name, out); }
 uint32_t bir_dtype_size(uint32_t dt) { return dt < BIR_DT_COUNT ? dtype_sizes[dt] : 0; }
+const char *bir_dtype_near_miss(const char *name) { return near_miss(dtype_names, BIR_DT_COUNT, name); }
 
 static const char *const engine_names[BIR_ENG_COUNT] = {
     "unassigned", "act", "dma", "dve", "pe", "pool", "sp",
@@ -120,6 +135,7 @@ static const uint8_t engine_units[BIR_ENG_COUNT] = {
 const char *bir_engine_name(uint32_t e) { return e < BIR_ENG_COUNT ? engine_names[e] : NULL; }
 bool bir_engine_parse(const char *name, uint32_t *out) { return find_name(engine_names, BIR_ENG_COUNT, name, out); }
 uint32_t bir_engine_unit(uint32_t e) { return e < BIR_ENG_COUNT ? engine_units[e] : BIR_ENG_COUNT; }
+const char *bir_engine_near_miss(const char *name) { return near_miss(engine_names, BIR_ENG_COUNT, name); }
 
 static const char *const spelling_names[BIR_SPELLING_COUNT] = {"sballoc", "compiler"};
 
@@ -152,6 +168,13 @@ static const struct {
     {BIR_OP_MAX_INDEX8, "MaxIndex8"},
     {BIR_OP_LOOP, "Loop"},
 };
+
+const char *bir_opcode_near_miss(const char *name)
+{
+    const char *names[sizeof opcodes / sizeof opcodes[0]];
+    for (size_t i = 0; i < sizeof opcodes / sizeof opcodes[0]; i++) names[i] = opcodes[i].name;
+    return near_miss(names, sizeof opcodes / sizeof opcodes[0], name);
+}
 
 const char *bir_opcode_name(uint32_t op)
 {

@@ -17,6 +17,7 @@
  * Requires: nothing. Produces: a bir_module with def-use lists and tensor-id
  * maps built. Complexity: linear in the document. */
 #include <errno.h>
+#include <stdarg.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -87,6 +88,25 @@ static void pop(loader *L, size_t saved)
     } while (0)
 
 static bool nomem(loader *L) { FAIL(L, SBA_ERR_NOMEM, "out of memory"); }
+
+/* Records "PATH: message" in the module's warnings; false when out of memory. */
+static bool warn(loader *L, const char *fmt, ...) SBA_PRINTF(2, 3);
+static bool warn(loader *L, const char *fmt, ...)
+{
+    char msg[512], line[sizeof L->path + sizeof msg + 2];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    snprintf(line, sizeof line, "%s%s%s", L->path, L->plen ? ": " : "", msg);
+    bir_module *m = L->m;
+    const char *copy = sba_arena_strdup(m->arena, line);
+    if (!copy || !sba_arena_grow(m->arena, (void **)&m->warnings, &m->capwarnings, m->nwarnings + 1,
+                                 sizeof *m->warnings))
+        return nomem(L);
+    m->warnings[m->nwarnings++] = copy;
+    return true;
+}
 
 /* A model error (from model.c) rethrown with the current path. */
 static bool rethrow(loader *L, sba_error *inner)
@@ -180,8 +200,23 @@ static bool get_enum(loader *L, json_t *obj, const char *key, bool required,
     if (!name) return true;
     if (!parse(name, out)) {
         size_t s = push_key(L, key);
+        /* A letter-case variant of a known name: an engine does not change
+         * the allocation, so it is taken with a warning; a dtype sizes every
+         * access, so it is an error that names the known spelling. */
+        const char *known = parse == bir_engine_parse ? bir_engine_near_miss(name)
+                            : parse == bir_dtype_parse ? bir_dtype_near_miss(name)
+                                                       : NULL;
+        if (known && parse == bir_engine_parse && parse(known, out)) {
+            if (!warn(L, "engine \"%s\" taken as \"%s\": did you mean \"%s\"? (names are case-sensitive)", name,
+                      known, known))
+                return false;
+            pop(L, s);
+            return true;
+        }
+        if (known)
+            FAIL(L, SBA_ERR_SCHEMA, "unknown %s \"%s\": did you mean \"%s\"? (names are case-sensitive)", what,
+                 name, known);
         FAIL(L, SBA_ERR_SCHEMA, "unknown %s \"%s\" (expected one of: %s)", what, name, choices);
-        pop(L, s);
     }
     return true;
 }
@@ -646,6 +681,9 @@ static bool load_operand(loader *L, bir_function *fn, json_t *jo, bir_operand *o
     pop(L, s);
     json_t *terms;
     if (!get_array(L, jo, "terms", false, &terms)) return false;
+    if (!terms && op->kind == BIR_OPND_SYMBOLIC_AP)
+        FAIL(L, SBA_ERR_SCHEMA, "a symbolic_ap needs \"terms\" (its [loop, coefficient] pairs; [] for none): "
+                                "without them it touches the same elements in every iteration");
     if (terms && op->kind != BIR_OPND_SYMBOLIC_AP) {
         s = push_key(L, "terms");
         FAIL(L, SBA_ERR_SCHEMA, "only a symbolic_ap has offset terms");
@@ -710,7 +748,14 @@ static bool load_inst(loader *L, bir_function *fn, bir_block *b, json_t *ji)
     if (!get_string(L, ji, "name", true, &name)) return false;
     if (!get_string(L, ji, "opcode", true, &opname)) return false;
     uint32_t opcode = BIR_OP_OTHER;
-    (void)bir_opcode_parse(opname, &opcode);
+    if (!bir_opcode_parse(opname, &opcode) && bir_opcode_near_miss(opname)) {
+        /* Not a new opcode but a misspelt known one, whose meaning (a DMA
+         * copy, an elementwise op, a loop) the allocator would lose. */
+        size_t s = push_key(L, "opcode");
+        FAIL(L, SBA_ERR_SCHEMA, "unknown opcode \"%s\": did you mean \"%s\"? (names are case-sensitive)", opname,
+             bir_opcode_near_miss(opname));
+        pop(L, s);
+    }
     /* A repeated name is the compiler's spelling: sballoc's own names are unique. */
     L->compiler |= bir_function_find_inst(fn, name) != NULL;
     sba_error inner;
