@@ -75,8 +75,29 @@ static void print_report(FILE *f, const sba_alloc_report *r, bool analyze)
     }
 }
 
-/* --report=json: every field of each function's report; times by phase name. */
-static void print_report_json(FILE *f, const sba_alloc_report *r)
+/* The verifier's verdict and what it checked, for --report=json: "verified"
+ * (a proof when exhaustive, else a sample of long loops), "failed" (with
+ * the message) or "not run" (--no-verify). */
+static json_t *verify_json(const char *verdict, const sba_verify_report *vr, const sba_error *err)
+{
+    if (!vr) return json_pack("{s:s}", "verdict", verdict);
+    json_t *o = json_pack("{s:s, s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+                          "verdict", verdict, "exhaustive", (int)vr->exhaustive, "functions",
+                          (json_int_t)vr->functions, "tensors", (json_int_t)vr->tensors, "sb_locations",
+                          (json_int_t)vr->locations, "psum_locations", (json_int_t)vr->psum_locations,
+                          "dram_locations", (json_int_t)vr->dram_locations, "points", (json_int_t)vr->points,
+                          "iterations", (json_int_t)vr->iterations, "sampled_loops",
+                          (json_int_t)vr->sampled_loops, "reads", (json_int_t)vr->reads, "bytes",
+                          (json_int_t)vr->bytes, "skipped_reads", (json_int_t)vr->skipped_reads, "writes",
+                          (json_int_t)vr->writes, "copies", (json_int_t)vr->copies, "values",
+                          (json_int_t)vr->values, "steps", (json_int_t)vr->steps);
+    if (o && err) json_object_set_new(o, "message", json_string(err->message));
+    return o;
+}
+
+/* --report=json: every field of each function's report; times by phase name;
+ * the target; the verifier's verdict (verify_json). */
+static void print_report_json(FILE *f, const bir_module *m, const sba_alloc_report *r, json_t *verify)
 {
     json_t *fns = json_array();
     for (uint32_t i = 0; i < r->nfns; i++) {
@@ -110,7 +131,8 @@ static void print_report_json(FILE *f, const sba_alloc_report *r)
                            "psum_accum_groups", (json_int_t)fr->psum_accum_groups, "dram_scratch_bytes", ds,
                            "dram_lower_bound", dl, "dram_placed", (json_int_t)fr->dram_placed, "seconds", sec));
     }
-    json_t *root = json_pack("{s:o}", "functions", fns);
+    json_t *root = json_pack("{s:s, s:I, s:o, s:o}", "target", m->target.name, "sbuf_bytes_per_partition",
+                             (json_int_t)m->target.sbuf_bytes, "functions", fns, "verify", verify ? verify : json_null());
     json_dumpf(root, f, JSON_INDENT(2));
     fputc('\n', f);
     json_decref(root);
@@ -253,6 +275,7 @@ static int run(const char *cmd, int argc, char **argv, bool analyze)
                            .search_budget = a.search_budget};
     sba_alloc_report r;
     sba_status st = analyze ? sba_analyze_module(m, &o, &r, &err) : sba_allocate_module(m, &o, &r, &err);
+    json_t *verdict = NULL;
     if (st == SBA_OK && !analyze && !a.no_verify) {
         /* Every allocation is proved by the independent verifier before it is written. */
         sba_verify_report vr;
@@ -262,11 +285,16 @@ static int run(const char *cmd, int argc, char **argv, bool analyze)
         if (st == SBA_OK && a.report)
             fprintf(logf, "verified: %u functions, %llu reads checked%s\n", vr.functions,
                     (unsigned long long)vr.reads, vr.exhaustive ? "" : " (long loops sampled: not exhaustive)");
+        if (a.report_json) verdict = verify_json(st == SBA_OK ? "verified" : "failed", &vr, st == SBA_OK ? NULL : &err);
+        /* A rejected allocation still reports what was checked, then fails. */
+        if (st != SBA_OK && a.report_json) print_report_json(logf, m, &r, verdict);
+    } else if (st == SBA_OK && a.report_json) {
+        verdict = verify_json(analyze ? "not run (analyze)" : "not run (--no-verify)", NULL, NULL);
     }
     if (st != SBA_OK) {
         rc = cli_report(a.in, &err);
     } else {
-        if (a.report_json) print_report_json(logf, &r);
+        if (a.report_json) print_report_json(logf, m, &r, verdict);
         else if (analyze || a.report) print_report(logf, &r, analyze);
         if (!analyze && a.out && bir_save_file(m, a.out, &err) != SBA_OK) rc = cli_report(a.out, &err);
     }

@@ -43,10 +43,12 @@ typedef struct sba_verify_options {
 /* Counts, summed over the functions verified. */
 typedef struct sba_verify_report {
     uint32_t functions;
+    uint64_t tensors;        /* memory location sets of the verified functions */
     uint64_t locations;      /* SB locations whose placement was checked */
     uint64_t psum_locations; /* PSUM locations (bank and addr given) whose placement was checked */
     uint64_t dram_locations; /* DRAM scratch locations (addr given) whose placement was checked */
     uint64_t points;         /* program points executed (loop bodies once per iteration) */
+    uint64_t iterations;     /* loop iterations simulated */
     uint64_t steps;          /* budget units used */
     uint64_t reads;          /* (operand, block) reads checked, exit checks included */
     uint64_t bytes;          /* partition-bytes those reads covered */

@@ -1137,6 +1137,7 @@ static sba_status simulate(verifier *v)
         if (f->b == f->nblocks) {
             if (f->loop) {
                 v->rep->points++; /* the loop end, once per iteration */
+                v->rep->iterations++;
                 /* Every iteration costs a step, so a long loop with nothing
                  * to simulate in it still ends within the budget. */
                 v->steps = sat_add(v->steps, 1);
@@ -1506,6 +1507,7 @@ sba_status sba_verify_function(const bir_function *fn, const sba_verify_options 
     if (s == SBA_OK) s = check_exit(&v);
     if (s == SBA_OK && ar.failed) s = nomem(&v);
     rep->functions++;
+    rep->tensors += fn->nsets;
     rep->steps += v.steps;
     rep->segments += sba_vspace_segments(&v.sb);
     if (v.sampled) rep->exhaustive = false;

@@ -31,6 +31,18 @@ if command -v python3 >/dev/null 2>&1; then
     python3 -c 'import json, sys; json.load(sys.stdin)' <"$tmp/report.json" || fail "--report=json is not JSON"
     "$bin" analyze "$example" --report=json | python3 -c 'import json, sys; json.load(sys.stdin)' ||
         fail "analyze --report=json is not JSON"
+    # The verifier's verdict and what it checked travel with the figures.
+    python3 -c '
+import json, sys
+v = json.load(sys.stdin)["verify"]
+assert v["verdict"] == "verified", v
+for k in ("exhaustive", "functions", "tensors", "sb_locations", "points", "iterations", "reads", "writes"):
+    assert k in v, k
+assert v["functions"] >= 1 and v["points"] > 0 and v["reads"] > 0 and v["iterations"] > 0, v
+' <"$tmp/report.json" || fail "--report=json lacks the verifier's verdict and counts"
+    "$bin" alloc "$example" -o /dev/null --no-verify --report=json |
+        python3 -c 'import json, sys; assert json.load(sys.stdin)["verify"]["verdict"].startswith("not run")' ||
+        fail "alloc --no-verify --report=json does not say the verifier did not run"
 fi
 
 # draw: one tensor group per SB placement the verifier checked.
