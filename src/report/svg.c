@@ -27,9 +27,10 @@
  * or a later write), points of the linearization. An input or constant is
  * written at entry (point 0). With c the loop nest the first write and the
  * last access share, a first write nested deeper moves to the header of the
- * loop at depth c, a last access nested deeper to that loop's end. A loop in
- * which the placement's first access is a read and which also writes it
- * carries the value around its back edge: the range covers the whole loop.
+ * loop at depth c, a last access nested deeper to that loop's end. A loop
+ * that carries the value around its back edge (the allocator's rule,
+ * bir/live.h: a read may see what an earlier iteration wrote) makes the
+ * range cover the whole loop.
  * An output stays live to the last point. Size per partition: dims[1], else
  * live_n × bytesPerBlock, else NBlocks × bytesPerBlock.
  *
@@ -62,6 +63,7 @@
 
 #include "base/arena.h"
 #include "base/error.h"
+#include "bir/live.h"
 #include "sballoc/draw.h"
 #include "sballoc/program.h"
 
@@ -94,19 +96,13 @@ enum { PL_PLAIN = 0, PL_RELOAD, PL_SPILLED };
 static const char *const band_colour[BANDS] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd"};
 
 typedef struct placement {
-    const bir_location *loc;
+    bir_location *loc; /* not modified: non-const for bir_live_locations */
     const bir_location *home; /* where a spilled placement is stored, or NULL */
     int64_t addr, size, base, parts;
     uint32_t start, end;      /* live points, inclusive */
     uint32_t kind;            /* PL_* */
     bool placed, shape;       /* has addr and base; drawn as its own shape */
 } placement;
-
-/* Per-loop record of one placement's accesses, stamped to avoid clearing. */
-typedef struct loop_rec {
-    uint32_t stamp, first;
-    bool first_read, has_write;
-} loop_rec;
 
 typedef struct fn_draw {
     FILE *out;
@@ -118,8 +114,7 @@ typedef struct fn_draw {
     bir_linear lin;
     placement *pl;
     uint32_t npl, nshapes, nagg, nunplaced, nloops;
-    loop_rec *rec; /* by instruction index */
-    uint32_t stamp;
+    bir_live_scratch ls; /* the allocator's loop-carry rule (bir/live.h) */
     int64_t *band; /* BANDS × (npoints + 1): bytes live per band per point */
     int64_t peak[BANDS], lower_bound, used;
     double xs;              /* px per program point */
@@ -289,35 +284,6 @@ static uint32_t spill_kind(const bir_location *L, const bir_location **home)
 
 static uint32_t point_of(const fn_draw *d, const bir_inst *in) { return d->lin.point_of[in->index]; }
 
-static void note_access(fn_draw *d, const bir_inst *in, bool write)
-{
-    uint32_t p = point_of(d, in), depth = d->lin.depth[in->index];
-    for (uint32_t k = 0; k < depth; k++) {
-        loop_rec *r = &d->rec[d->lin.nest[in->index][k]->index];
-        if (r->stamp != d->stamp) {
-            *r = (loop_rec){d->stamp, p, !write, write};
-            continue;
-        }
-        if (p < r->first || (p == r->first && !write)) {
-            r->first = p;
-            r->first_read = !write;
-        }
-        r->has_write |= write;
-    }
-}
-
-static void extend_carried(fn_draw *d, placement *pl, const bir_inst *in)
-{
-    for (uint32_t k = 0; k < d->lin.depth[in->index]; k++) {
-        const bir_inst *loop = d->lin.nest[in->index][k];
-        const loop_rec *r = &d->rec[loop->index];
-        if (r->stamp != d->stamp || !r->first_read || !r->has_write) continue;
-        uint32_t h = point_of(d, loop), e = d->lin.end_of[loop->index];
-        if (h < pl->start) pl->start = h;
-        if (e > pl->end) pl->end = e;
-    }
-}
-
 static void live_range_of(fn_draw *d, placement *pl)
 {
     const bir_storage *s = &pl->loc->storage;
@@ -346,11 +312,13 @@ static void live_range_of(fn_draw *d, placement *pl)
         pl->end = du > c ? d->lin.end_of[d->lin.nest[last->index][c]->index] : point_of(d, last);
         if (pl->end < pl->start) pl->end = pl->start;
     }
-    d->stamp++;
-    for (uint32_t k = 0; k < s->nreaders; k++) note_access(d, s->readers[k].inst, false);
-    for (uint32_t k = 0; k < s->nwriters; k++) note_access(d, s->writers[k].inst, true);
-    for (uint32_t k = 0; k < s->nreaders; k++) extend_carried(d, pl, s->readers[k].inst);
-    for (uint32_t k = 0; k < s->nwriters; k++) extend_carried(d, pl, s->writers[k].inst);
+    /* Carried around a loop: the allocator's own rule, so that the picture
+     * shows the range it allocated. */
+    bir_live_interval iv;
+    if (bir_live_locations(&d->ls, &pl->loc, 1, entry, &iv)) {
+        if (iv.start < pl->start) pl->start = iv.start;
+        if (iv.end > pl->end) pl->end = iv.end;
+    }
     if (bir_tensor_kind_is_output(kind) && d->lin.npoints) pl->end = d->lin.npoints - 1;
 }
 
@@ -377,13 +345,13 @@ static sba_status collect(fn_draw *d)
         }
     uint32_t np = d->lin.npoints;
     d->pl = sba_arena_array(d->ar, (size_t)n + 1, sizeof *d->pl);
-    d->rec = sba_arena_array(d->ar, (size_t)fn->ninsts + 1, sizeof *d->rec);
+    bool ls_ok = bir_live_scratch_init(&d->ls, &d->lin, d->ar);
     d->band = sba_arena_array(d->ar, (size_t)BANDS * (np + 1), sizeof *d->band);
     int64_t *demand = sba_arena_array(d->ar, (size_t)np + 1, sizeof *demand);
-    if (!d->pl || !d->rec || !d->band || !demand) return sba_err(d->err, SBA_ERR_NOMEM, "out of memory");
+    if (!d->pl || !ls_ok || !d->band || !demand) return sba_err(d->err, SBA_ERR_NOMEM, "out of memory");
     for (uint32_t i = 0; i < fn->nsets; i++)
         for (uint32_t j = 0; j < fn->sets[i]->nlocs; j++) {
-            const bir_location *L = fn->sets[i]->locs[j];
+            bir_location *L = fn->sets[i]->locs[j];
             if (L->type != BIR_MEM_SB || !(L->storage.nreaders || L->storage.nwriters)) continue;
             placement *p = &d->pl[d->npl++];
             p->loc = L;
