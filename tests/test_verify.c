@@ -144,6 +144,25 @@ Test(verify, overlap_partial_partitions)
          "bytes [0, 1024), but tensor \"b\" written there by instruction \"load2\" overwrote it");
 }
 
+/* A strided write defines only its elements: a clobber of the older value in
+ * the gaps between them is still seen. */
+Test(verify, strided_write_leaves_its_gaps)
+{
+    fail("fail_strided_write_gap", SBA_ERR_PROGRAM, "functions[0].blocks[0].instructions[4].ins[0]",
+         "verify: instruction \"st\" reads tensor \"t\" (SB location \"t\") at partitions [0, 128) "
+         "bytes [4, 8), but tensor \"z\" written there by instruction \"wz\" overwrote it");
+}
+
+Test(verify, partition_strided_write_leaves_its_gaps)
+{
+    fail("fail_strided_partition_gap", SBA_ERR_PROGRAM, "functions[0].blocks[0].instructions[4].ins[0]",
+         "verify: instruction \"st\" reads tensor \"t\" (SB location \"t\") at partitions [1, 2) "
+         "bytes [0, 12), but tensor \"z\" written there by instruction \"wz\" overwrote it");
+}
+
+/* ... and strided writes that together cover a tensor compose. */
+Test(verify, strided_writes_compose) { pass("pass_strided_writes_compose"); }
+
 Test(verify, broken_reload)
 {
     fail("fail_broken_reload", SBA_ERR_PROGRAM, "functions[0].blocks[0].instructions[6].ins[0]",
@@ -615,5 +634,24 @@ Test(verify, in_place_update_reads_are_checked)
     cr_assert_eq(sba_verify_module(m, NULL, &err), SBA_ERR_PROGRAM);
     cr_assert(strstr(err.message, "reads tensor \"c_set\"") && strstr(err.message, "overwrote it"), "%s",
               err.message);
+    bir_module_free(m);
+}
+
+/* A gap pattern too wide to simulate is refused as a limit (V024), never
+ * taken for a def of the whole range. */
+Test(verify, strided_write_too_wide_is_a_limit)
+{
+    static const char text[] =
+        "{\"version\": 2, \"functions\": [{\"name\": \"f\", \"allocations\": ["
+        "{\"name\": \"Y\", \"kind\": \"ExternalOutput\", \"dtype\": \"float32\", \"tensor_shape\": [1, 2100000], "
+        "\"memorylocations\": [{\"name\": \"Y\", \"type\": \"DRAM\"}]}], \"blocks\": [{\"name\": \"e\", "
+        "\"instructions\": [{\"name\": \"w\", \"opcode\": \"Memset\", \"outs\": [{\"memsetref\": \"Y\", "
+        "\"ap\": [[2100000, 1], [2, 1050000]]}]}]}]}]}";
+    sba_error err;
+    bir_module *m = bir_load_buffer(text, strlen(text), "wide", NULL, &err);
+    cr_assert_not_null(m, "%s", err.message);
+    cr_assert_eq(sba_verify_module(m, NULL, &err), SBA_ERR_LIMIT, "%s", err.message);
+    cr_assert_str_eq(err.message, "verify: instruction \"w\" writes tensor \"Y\" with gaps over more than 1048576 "
+                                  "elements, more than the verifier simulates");
     bir_module_free(m);
 }

@@ -50,6 +50,7 @@
 enum { TAG_SET = 1, TAG_LOC, TAG_LATEST, TAG_ENTRY, TAG_PRIVATE, TAG_CLASS };
 enum { OP_STATIC = 0, OP_SHIFT, OP_DYNAMIC };
 enum { INST_DEF = 0, INST_COPY, INST_MOVE };
+enum { GAP_BLOCK = 0, GAP_PART, GAP_FREE, GAP_MAX_SPAN = 1 << 20 };
 enum { SB_PAGE_BYTES = 4096, SB_MAX_PAGES = 1 << 20, SAMPLED_ITERATIONS = 3 };
 #define NO_LOC UINT32_MAX
 
@@ -103,6 +104,10 @@ typedef struct vop {
     bool memo_ok;                    /* OP_DYNAMIC: the footprint of the last offset seen */
     int64_t memo_off, memo_b0, memo_bstep, memo_bcount;
     bir_footprint memo;
+    /* A write whose pairs leave gaps in a component (every other element,
+     * say): which offsets from the footprint's low end it touches, one byte
+     * per offset; NULL when it touches the whole range. */
+    uint8_t *has[3];                 /* block (from b0, per progression step), partition, free element */
 } vop;
 
 typedef struct vinst {
@@ -932,8 +937,31 @@ static sba_status class_def(verifier *v, uint32_t loc, const vstore *st, int64_t
     return SBA_OK;
 }
 
+/* The next run [*a, *b) of offsets from `from` that `has` marks, within
+ * [0, n); false when none is left. A NULL `has` marks all of [0, n). */
+static bool next_run(const uint8_t *has, int64_t n, int64_t from, int64_t *a, int64_t *b)
+{
+    if (!has) {
+        *a = from, *b = n;
+        return from < n;
+    }
+    while (from < n && !has[from]) from++;
+    if (from >= n) return false;
+    *a = from;
+    while (from < n && has[from]) from++;
+    *b = from;
+    return true;
+}
+
+/* Whether the write o touches block `block` of its progression g. */
+static bool writes_block(const vop *o, const xgeo *g, int64_t block)
+{
+    return !o->has[GAP_BLOCK] || (g->bstep == 1 && o->has[GAP_BLOCK][block - g->b0]);
+}
+
 static sba_status def_block(verifier *v, const vop *o, const xgeo *g, int64_t block, uint32_t root)
 {
+    if (!writes_block(o, g, block)) return SBA_OK;
     uint32_t val = def_value(v, o->in, o->set, block, root);
     if (!val) {
         if (v->values.n >= UINT32_MAX - 1)
@@ -943,17 +971,32 @@ static sba_status def_block(verifier *v, const vop *o, const xgeo *g, int64_t bl
     }
     vstore st = storage(v, o->loc, block);
     bool fail = false;
-    if (!st.sp || !store_write(v, &st, g->p0, g->p1, g->x0, g->x1, val, o->in->index)) return nomem(v);
+    if (!st.sp) return nomem(v);
     vlatest *l = latest(v, o->set, block, true, &fail);
-    if (fail || !lat_def(v, l, (lentry){val, g->p0, g->p1, g->x0, g->x1})) return nomem(v);
+    if (fail) return nomem(v);
+    /* The box, or each of its gap-free pieces (vop.has). */
+    int64_t es = bir_dtype_size(o->op->set->dtype), pa, pb = 0, fa, fb;
+    while (next_run(o->has[GAP_PART], g->p1 - g->p0, pb, &pa, &pb))
+        for (fb = 0; next_run(o->has[GAP_FREE], (g->x1 - g->x0) / es, fb, &fa, &fb);) {
+            int64_t p0 = g->p0 + pa, p1 = g->p0 + pb, x0 = g->x0 + fa * es, x1 = g->x0 + fb * es;
+            if (!store_write(v, &st, p0, p1, x0, x1, val, o->in->index) ||
+                !lat_def(v, l, (lentry){val, p0, p1, x0, x1}))
+                return nomem(v);
+            sba_status s = class_def(v, o->loc, &st, p0, p1, x0, x1, val);
+            if (s != SBA_OK) return s;
+        }
     l->last_loc = o->loc;
     v->rep->writes++;
-    return class_def(v, o->loc, &st, g->p0, g->p1, g->x0, g->x1, val);
+    return SBA_OK;
 }
 
-/* Moves the bytes of (src, block) under dst's rectangle into (dst, block). */
+/* Moves the bytes of (src, block) under dst's rectangle into (dst, block):
+ * each gap-free piece of dst's write (vop.has) in turn. */
+static sba_status copy_rect(verifier *v, const vop *dst, const xgeo *g, vstore ss, vstore ds);
+
 static sba_status copy_block(verifier *v, const vop *src, const vop *dst, const xgeo *g, int64_t block)
 {
+    if (!writes_block(dst, g, block)) return SBA_OK;
     vstore ss = storage(v, src->loc, block), ds = storage(v, dst->loc, block);
     if (!ss.sp || !ds.sp) return nomem(v);
     v->rep->copies++;
@@ -962,6 +1005,19 @@ static sba_status copy_block(verifier *v, const vop *src, const vop *dst, const 
     if (fail) return nomem(v);
     if (l) l->last_loc = dst->loc;
     if (ss.sp == ds.sp && ss.dp == ds.dp && ss.dx == ds.dx && ss.row == ds.row) return SBA_OK; /* the same bytes */
+    int64_t es = bir_dtype_size(dst->op->set->dtype), pa, pb = 0, fa, fb;
+    while (next_run(dst->has[GAP_PART], g->p1 - g->p0, pb, &pa, &pb))
+        for (fb = 0; next_run(dst->has[GAP_FREE], (g->x1 - g->x0) / es, fb, &fa, &fb);) {
+            xgeo r = *g;
+            r.p0 = g->p0 + pa, r.p1 = g->p0 + pb, r.x0 = g->x0 + fa * es, r.x1 = g->x0 + fb * es;
+            sba_status s = copy_rect(v, dst, &r, ss, ds);
+            if (s != SBA_OK) return s;
+        }
+    return SBA_OK;
+}
+
+static sba_status copy_rect(verifier *v, const vop *dst, const xgeo *g, vstore ss, vstore ds)
+{
     /* Rows of a linear source one at a time, so that every piece is a
      * rectangle of the tensor. */
     for (int64_t p = ss.row ? g->p0 : 0; p < (ss.row ? g->p1 : 1); p++) {
@@ -1273,6 +1329,65 @@ static bool moves_data(uint32_t opcode)
            opcode == BIR_OP_DMA_STORE;
 }
 
+/* For a write: the offsets one execution touches in each component, where
+ * its pairs leave gaps in the footprint's range (o->has). Each pair moves one
+ * component (a multiple of P × F the block, of F the partition, else the
+ * free element); sorted by step, a pair whose step exceeds the length covered
+ * so far leaves a gap, and then the offsets are enumerated. Without this a
+ * strided write would count as a def of the bytes between its elements,
+ * and a clobber of the older value there would go unseen. */
+static sba_status write_gaps(verifier *v, vop *o)
+{
+    const vset_info *si = &v->sets[o->set];
+    const bir_operand *op = o->op;
+    int64_t unit[3] = {si->pf, si->pf / si->parts, 1};
+    for (int c = 0; c < 3; c++) {
+        int64_t k[8], n[8];
+        uint32_t m = 0;
+        for (uint32_t j = 0; j < op->ndims && j < 8; j++) {
+            int64_t st = op->ap[j][0], num = op->ap[j][1], kk;
+            if (num < 2 || st == 0) continue;
+            int comp = j == 0 ? GAP_PART : st % unit[0] == 0 ? GAP_BLOCK : st % unit[1] == 0 ? GAP_PART : GAP_FREE;
+            if (comp != c) continue;
+            kk = j == 0 ? 1 : st / unit[c];
+            k[m] = kk < 0 ? -kk : kk;
+            n[m++] = num;
+        }
+        /* insertion sort by step, then the gap-free test */
+        for (uint32_t a = 1; a < m; a++)
+            for (uint32_t b = a; b > 0 && k[b - 1] > k[b]; b--) {
+                int64_t t = k[b]; k[b] = k[b - 1]; k[b - 1] = t;
+                t = n[b]; n[b] = n[b - 1]; n[b - 1] = t;
+            }
+        if (c == GAP_BLOCK && o->bstep != 1) continue; /* one block pair: the progression is exact */
+        int64_t covered = 1, len;
+        bool gap = false;
+        for (uint32_t a = 0; a < m; a++) {
+            gap |= k[a] > covered;
+            if (__builtin_mul_overflow(k[a], n[a] - 1, &len) || __builtin_add_overflow(covered, len, &covered))
+                covered = INT64_MAX;
+        }
+        if (!gap) continue;
+        if (covered > GAP_MAX_SPAN)
+            return sba_err(v->err, SBA_ERR_LIMIT,
+                           "verify: instruction \"%s\" writes tensor \"%s\" with gaps over more than %d "
+                           "elements, more than the verifier simulates",
+                           o->in->name, op->set->name, GAP_MAX_SPAN);
+        uint8_t *has = sba_arena_zalloc(v->ar, (size_t)covered);
+        if (!has) return nomem(v);
+        has[0] = 1;
+        int64_t reach = 1;
+        for (uint32_t a = 0; a < m; a++) {
+            for (int64_t x = reach - 1; x >= 0; x--)
+                if (has[x])
+                    for (int64_t i = 1; i < n[a]; i++) has[x + i * k[a]] = 1;
+            reach += k[a] * (n[a] - 1);
+        }
+        o->has[c] = has;
+    }
+    return SBA_OK;
+}
+
 /* Footprints and modes of one operand; the static checks of its location. */
 static sba_status prepare_operand(verifier *v, const bir_inst *in, const bir_operand *op, vop *o)
 {
@@ -1360,8 +1475,10 @@ static sba_status prepare(verifier *v, const sba_verify_options *opts)
         }
         for (uint32_t k = 0; k < in->nouts; k++) {
             if (!is_memory(&in->outs[k])) continue;
-            sba_status s = prepare_operand(v, in, &in->outs[k], &v->ops[at++]);
+            sba_status s = prepare_operand(v, in, &in->outs[k], &v->ops[at]);
+            if (s == SBA_OK) s = write_gaps(v, &v->ops[at]);
             if (s != SBA_OK) return s;
+            at++;
             vi->nouts++;
         }
         /* A copy moves a value between placements of one tensor (spill code);
