@@ -15,12 +15,19 @@ static uint32_t end_point(const bir_linear *lin, const bir_inst *loop) { return 
 bool bir_live_scratch_init(bir_live_scratch *s, const bir_linear *lin, sba_arena *ar)
 {
     s->lin = lin;
+    s->ar = ar;
+    s->pieces = NULL;
+    s->npieces = s->cappieces = 0;
     s->stamp = 0;
     s->rec = sba_arena_array(ar, (size_t)lin->fn->ninsts + 1, sizeof *s->rec);
     return s->rec != NULL;
 }
 
-void bir_live_begin(bir_live_scratch *s) { s->stamp++; }
+void bir_live_begin(bir_live_scratch *s)
+{
+    s->stamp++;
+    s->npieces = 0;
+}
 
 /* ---- one execution's element set ------------------------------------------
 
@@ -246,31 +253,126 @@ uint32_t bir_live_read_local_depth(const bir_linear *lin, const bir_inst *r, con
 
 /* ---- the per-loop records --------------------------------------------------- */
 
+/* ---- several partial writes that together cover the tensor ---------------
+
+   A loop may write its value in pieces (two halves, say) that only together
+   replace it. Each gap-free write that keeps still in one iteration of the
+   loop is a piece: a box of (block, partition, byte) with the point where it
+   is complete. The kill is the first point by which the pieces complete so
+   far cover the whole tensor, tested on the grid their edges make. At most
+   BIR_LIVE_PIECES pieces per loop and value are kept (more: conservative). */
+
+/* Whether the boxes cover [0, whole[c]) in every component. */
+static bool boxes_cover(const bir_live_piece *const *bx, uint32_t n, const int64_t whole[3])
+{
+    int64_t cut[3][2 * BIR_LIVE_PIECES + 2];
+    uint32_t nc[3];
+    for (int c = 0; c < 3; c++) {
+        nc[c] = 0;
+        cut[c][nc[c]++] = 0;
+        cut[c][nc[c]++] = whole[c];
+        for (uint32_t i = 0; i < n; i++) {
+            cut[c][nc[c]++] = bx[i]->lo[c];
+            cut[c][nc[c]++] = bx[i]->hi[c];
+        }
+        for (uint32_t a = 1; a < nc[c]; a++) /* insertion sort: at most 2 × 8 + 2 cuts */
+            for (uint32_t b = a; b > 0 && cut[c][b - 1] > cut[c][b]; b--) {
+                int64_t t = cut[c][b];
+                cut[c][b] = cut[c][b - 1];
+                cut[c][b - 1] = t;
+            }
+    }
+    /* Every grid cell inside the tensor lies in some box (a cell's low
+     * corner decides: boxes are unions of whole cells). */
+    for (uint32_t i = 0; i + 1 < nc[0]; i++) {
+        if (cut[0][i] == cut[0][i + 1] || cut[0][i] < 0 || cut[0][i] >= whole[0]) continue;
+        for (uint32_t j = 0; j + 1 < nc[1]; j++) {
+            if (cut[1][j] == cut[1][j + 1] || cut[1][j] < 0 || cut[1][j] >= whole[1]) continue;
+            for (uint32_t k = 0; k + 1 < nc[2]; k++) {
+                if (cut[2][k] == cut[2][k + 1] || cut[2][k] < 0 || cut[2][k] >= whole[2]) continue;
+                bool in = false;
+                for (uint32_t b = 0; b < n && !in; b++)
+                    in = bx[b]->lo[0] <= cut[0][i] && cut[0][i] < bx[b]->hi[0] && bx[b]->lo[1] <= cut[1][j] &&
+                         cut[1][j] < bx[b]->hi[1] && bx[b]->lo[2] <= cut[2][k] && cut[2][k] < bx[b]->hi[2];
+                if (!in) return false;
+            }
+        }
+    }
+    return true;
+}
+
+/* Adds the write through op, with the outer `depth` loops fixed, as a piece
+ * of loop record r complete at `done`, and lowers r's kill to the first point
+ * where the pieces cover the tensor. Nothing when it is no piece (gaps, moves
+ * with a fixed loop) or when the record is full or memory runs out. */
+static void add_piece(bir_live_scratch *s, bir_live_rec *r, const bir_inst *in, const bir_operand *op,
+                      uint32_t depth, uint32_t done)
+{
+    span sp;
+    int64_t unit[COMP_COUNT], bound[COMP_COUNT];
+    fixing fx = {depth, NULL, 0};
+    if (r->npieces == BIR_LIVE_PIECES || !span_of(s->lin, in, op, &fx, &sp) || sp.moves ||
+        !geometry(op->set, unit, bound))
+        return;
+    int64_t es = bir_dtype_size(op->set->dtype), whole[3] = {bound[COMP_BLOCK], bound[COMP_PART], 0};
+    if (__builtin_mul_overflow(bound[COMP_FREE], es, &whole[2])) return;
+    bir_live_piece pc = {{sp.lo[COMP_BLOCK], sp.lo[COMP_PART], 0}, {sp.hi[COMP_BLOCK] + 1, sp.hi[COMP_PART] + 1, 0},
+                         done};
+    for (int c = 0; c < COMP_COUNT; c++)
+        if (!sp.exact[c]) return;
+    if (__builtin_mul_overflow(sp.lo[COMP_FREE], es, &pc.lo[2]) ||
+        __builtin_mul_overflow(sp.hi[COMP_FREE] + 1, es, &pc.hi[2]))
+        return;
+    if (!sba_arena_grow(s->ar, (void **)&s->pieces, &s->cappieces, s->npieces + 1, sizeof *s->pieces)) return;
+    s->pieces[s->npieces] = pc;
+    r->piece[r->npieces++] = s->npieces++;
+    /* By completion point: the first prefix that covers is the kill. */
+    const bir_live_piece *bx[BIR_LIVE_PIECES];
+    for (uint32_t i = 0; i < r->npieces; i++) {
+        uint32_t j = i;
+        bx[j] = &s->pieces[r->piece[i]];
+        for (; j > 0 && bx[j - 1]->done > bx[j]->done; j--) {
+            const bir_live_piece *t = bx[j];
+            bx[j] = bx[j - 1];
+            bx[j - 1] = t;
+        }
+    }
+    for (uint32_t n = 1; n <= r->npieces; n++)
+        if (bx[n - 1]->done < r->kill && boxes_cover(bx, n, whole)) {
+            r->kill = bx[n - 1]->done;
+            break;
+        }
+}
+
 void bir_live_note(bir_live_scratch *s, const bir_inst *in, const bir_operand *op, bool write, uint32_t local)
 {
     const bir_linear *lin = s->lin;
     uint32_t p = point(lin, in), d = lin->depth[in->index];
     for (uint32_t k = 0; k < d; k++) {
         bir_live_rec *r = &s->rec[lin->nest[in->index][k]->index];
-        if (r->stamp != s->stamp) *r = (bir_live_rec){s->stamp, UINT32_MAX, UINT32_MAX, false};
+        if (r->stamp != s->stamp) *r = (bir_live_rec){s->stamp, UINT32_MAX, UINT32_MAX, false, 0, {0}};
         if (!write) {
             /* A local read sees only this iteration's bytes of that loop. */
             if (k >= local && p < r->first_read) r->first_read = p;
             continue;
         }
         r->has_write = true;
-        if (!op || !covers_at(lin, in, op, k + 1)) continue;
-        /* The whole tensor is written once the loop below k around `in` ends. */
+        if (!op) continue;
+        /* The write is complete once the loop below k around `in` ends. */
         uint32_t done = k + 1 < d ? end_point(lin, lin->nest[in->index][k + 1]) : p;
-        if (done < r->kill) r->kill = done;
+        if (covers_at(lin, in, op, k + 1)) {
+            if (done < r->kill) r->kill = done;
+        } else if (done < r->kill) {
+            add_piece(s, r, in, op, k + 1, done);
+        }
     }
 }
 
 /* Carried around a loop: some read in an iteration may see a byte an earlier
  * iteration wrote — the loop runs more than once, it writes the value, and a
- * read that does not see
- * only its own iteration's bytes comes at or before the point where this
- * iteration has written all of it (an instruction reads before it writes). */
+ * read that does not see only its own iteration's bytes comes at or before
+ * the point where this iteration has written all of it (an instruction reads
+ * before it writes). */
 static bool loop_carries(const bir_live_rec *r, uint32_t stamp, const bir_inst *loop)
 {
     return r->stamp == stamp && r->has_write && r->first_read != UINT32_MAX && r->first_read <= r->kill &&

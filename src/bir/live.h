@@ -24,18 +24,32 @@
 #include "sballoc/alloc.h"
 #include "sballoc/program.h"
 
+enum { BIR_LIVE_PIECES = 8 };
+
 /* Per-loop record of one value's accesses, stamped to avoid clearing. */
 typedef struct bir_live_rec {
     uint32_t stamp;
     uint32_t first_read; /* the first read in the loop that may see an earlier iteration (UINT32_MAX: none) */
     uint32_t kill;       /* the first point by which one iteration has written every byte (UINT32_MAX: never) */
     bool has_write;      /* the loop writes the value */
+    uint32_t npieces;    /* partial writes that may cover the value together */
+    uint32_t piece[BIR_LIVE_PIECES]; /* into bir_live_scratch.pieces */
 } bir_live_rec;
+
+/* A gap-free partial write in one iteration of a loop: blocks, partitions and
+ * bytes [lo, hi), and the point where it is complete. */
+typedef struct bir_live_piece {
+    int64_t lo[3], hi[3];
+    uint32_t done;
+} bir_live_piece;
 
 typedef struct bir_live_scratch {
     const bir_linear *lin;
     bir_live_rec *rec;   /* by Loop instruction index */
     uint32_t stamp;
+    sba_arena *ar;       /* for the pieces */
+    bir_live_piece *pieces; /* of the current value */
+    uint32_t npieces, cappieces;
 } bir_live_scratch;
 
 /* One value's interval: inclusive program points. */
