@@ -1,7 +1,17 @@
 /* The live-range rule shared by the SBUF, PSUM and DRAM allocators (live.h).
  *
+ * A value is carried around a loop when a read in one iteration may see what
+ * an earlier iteration wrote. Per loop and value it keeps the first read that
+ * is not local (one that an earlier write of the same iteration does not
+ * cover) and the kill: the first point by which one iteration has written the
+ * whole tensor, by one write or by several gap-free pieces. Every coverage
+ * question is asked of one execution, or of one iteration of the loop with
+ * the loops inside it run through — never of a footprint over all values of
+ * the loop's own axis, which would take one slice per iteration for the whole.
+ *
  * Requires: a linearization of the function and its def-use lists.
- * Complexity: O(accesses × loop depth) per value. */
+ * Complexity: O(accesses × loop depth + reads × writes) per value, the second
+ * term from the locality test; pieces cost O(8⁴) per loop at most. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
