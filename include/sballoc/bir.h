@@ -461,8 +461,9 @@ bool bir_module_failed(const bir_module *m);
 /* Makes t the module's one target, so that everything after (allocator,
  * verifier, picture, report, the saved module) uses it: a preset's geometry
  * is recorded as its "arch" alone, any other as a "target" object (named
- * t->name, else "custom"). t is copied. SBA_ERR_NOMEM when the name cannot
- * be copied. */
+ * t->name, else "custom"); the module's own target (same name and geometry)
+ * changes nothing. t is copied. SBA_ERR_NOMEM when the name cannot be
+ * copied. */
 sba_status bir_module_set_target(bir_module *m, const sba_target *t, sba_error *err);
 
 /* Each add_* returns NULL and fills err when the name is taken or memory runs

@@ -65,7 +65,12 @@ static bool same_geometry(const sba_target *a, const sba_target *b)
 
 sba_status bir_module_set_target(bir_module *m, const sba_target *t, sba_error *err)
 {
-    if (t == &m->target) return SBA_OK;
+    /* The module's own target again: nothing to record (a module read
+     * without "arch" is written back without it). */
+    if (t == &m->target ||
+        (same_geometry(t, &m->target) && (t->name == m->target.name ||
+                                           (t->name && m->target.name && !strcmp(t->name, m->target.name)))))
+        return SBA_OK;
     const sba_target *preset = t->name ? sba_target_preset(t->name) : NULL;
     if (preset && same_geometry(preset, t)) {
         m->arch = preset->name;
