@@ -103,7 +103,9 @@ sba_status sb_memloc_split(sb_ctx *c)
     for (uint32_t i = 0; i < c->n; i++) {
         sb_node *nd = &c->info[i];
         if (nd->precoloured || nd->output || nd->unspillable) continue;
-        if (nd->partitions == 0) continue;
+        /* The seed's first two gates (no partition dimension, no tensor body)
+         * hold already: renumber_locations takes every access's footprint,
+         * which fails for such a set before this pass runs. */
         if (nd->loc->storage.nwriters <= 1 || nd->loc->storage.nreaders <= 1) continue;
         sba_status st = split_node(c, nd, &clones);
         if (st != SBA_OK) return st;
