@@ -138,6 +138,37 @@ Test(live_range, accumulator_initialised_before_the_loop)
                               INS("st", "DMAStore", APX("t", 128, 16, "i", 2048),                     \
                                   APX("y", 128, 16, "i", 2048))) extra)
 
+/* Seed 000's shrinkDim: the B axis the loop steps. t is [2, 4, 128, 16]
+ * (partition_dim 2): a loop stepping one block (2,048 elements) per trip
+ * collapses axis 1; one stepping four blocks collapses axis 0. */
+#define SET4(name, kind, type)                                                                         \
+    "{\"name\": \"" name "\", \"kind\": \"" kind "\", \"dtype\": \"float32\", \"tensor_shape\": [2, 4, 128, " \
+    "16], \"partition_dim\": 2, \"memorylocations\": [{\"name\": \"" name "\", \"type\": \"" type "\"}]}"
+#define TWO_AXES(trips, step)                                                                          \
+    MOD(SET4("x", "ExternalInput", "DRAM") ", " SET4("y", "ExternalOutput", "DRAM") ", "               \
+        SET4("t", "Internal", "SB"),                                                                   \
+        LOOP("L", "i", trips, INS("ld", "DMALoad", APX("x", 128, 16, "i", step),                       \
+                                   APX("t", 128, 16, "i", step)) ", "                                  \
+                              INS("st", "DMAStore", APX("t", 128, 16, "i", step),                      \
+                                  APX("y", 128, 16, "i", step))))
+
+Test(live_range, shrink_dim_is_the_axis_the_loop_steps)
+{
+    fx f;
+    front(&f, TWO_AXES(4, 2048), SB_TO_LIVE);
+    cr_assert_eq(node(&f, "t")->live_n, 2);
+    cr_assert_eq(node(&f, "t")->shrink_dim, 1);
+    fx_free(&f);
+    front(&f, TWO_AXES(2, 8192), SB_TO_LIVE);
+    cr_assert_eq(node(&f, "t")->live_n, 4);
+    cr_assert_eq(node(&f, "t")->shrink_dim, 0);
+    fx_free(&f);
+    front(&f, BLOCKED_BODY(4, 1, "", ""), SB_TO_LIVE); /* one trip: nothing collapses */
+    cr_assert_eq(node(&f, "t")->live_n, 4);
+    cr_assert_eq(node(&f, "t")->shrink_dim, -1);
+    fx_free(&f);
+}
+
 Test(live_range, shrink_every_access_axis_indexed)
 {
     fx f;

@@ -85,6 +85,19 @@ static uint32_t read_local(const sb_ctx *c, uint32_t r, const bir_inst *in, cons
     return best;
 }
 
+/* The seed's shrinkDim: the B axis (before the partition dimension) whose
+ * index the loop steps, i.e. whose stride in blocks is the loop's block
+ * coefficient and whose extent the trip count divides; -1 when none is. */
+static int32_t shrink_dim_of(const bir_set *s, int64_t coeff, int64_t trips)
+{
+    int64_t stride = 1;
+    for (int32_t d = s->partition_dim - 1; d >= 0; d--) {
+        if (stride == coeff && s->shape[d] % trips == 0) return d;
+        stride *= s->shape[d];
+    }
+    return -1;
+}
+
 static sba_status node_live_range(sb_ctx *c, bir_live_scratch *ls, uint32_t r)
 {
     sb_node *nd = &c->info[r];
@@ -126,12 +139,16 @@ static sba_status node_live_range(sb_ctx *c, bir_live_scratch *ls, uint32_t r)
             nd->loop_carried |= bir_live_extend(ls, s->writers[k].inst, &nd->start, &nd->end);
     }
     if (nd->output) nd->end = c->lin.npoints ? c->lin.npoints - 1 : 0;
+    nd->shrink_dim = -1;
     if (!nd->precoloured) {
         nd->live_n = nd->nblocks;
         if (sh.ok && sh.any && nd->nblocks > 1) {
             int64_t trips = bir_loop_trip_count(sh.loop);
             bool carried = bir_live_carried_in(ls, sh.loop);
-            if (!carried && trips > 1 && nd->nblocks % trips == 0) nd->live_n = live_n_of(nd->nblocks, trips);
+            if (!carried && trips > 1 && nd->nblocks % trips == 0) {
+                nd->live_n = live_n_of(nd->nblocks, trips);
+                nd->shrink_dim = shrink_dim_of(nd->loc->set, sh.coeff, trips);
+            }
         }
     }
     int64_t raw = nd->live_n * nd->bytes_per_block, align = c->t->sbuf_align;
@@ -167,6 +184,7 @@ sba_status sb_live_range(sb_ctx *c)
         nd->start = r->start;
         nd->end = r->end;
         nd->live_n = r->live_n;
+        nd->shrink_dim = r->shrink_dim;
         nd->bytes = r->bytes;
     }
     return SBA_OK;
@@ -182,8 +200,10 @@ sba_status sb_create_eintervals(sb_ctx *c)
     for (uint32_t r = 0; r < c->n; r++) {
         const sb_node *nd = &c->info[r];
         if (nd->rep != r) continue;
-        sb_log(c, "live %s: [%u, %u] x %lld block%s x %lld bytes%s%s", nd->loc->name, nd->start, nd->end,
-               (long long)nd->live_n, nd->live_n == 1 ? "" : "s", (long long)nd->bytes_per_block,
+        char dim[32] = "";
+        if (nd->live_n < nd->nblocks) snprintf(dim, sizeof dim, ", shrink dim %d", nd->shrink_dim);
+        sb_log(c, "live %s: [%u, %u] x %lld block%s x %lld bytes%s%s%s", nd->loc->name, nd->start, nd->end,
+               (long long)nd->live_n, nd->live_n == 1 ? "" : "s", (long long)nd->bytes_per_block, dim,
                nd->loop_carried ? " (loop-carried)" : "", nd->precoloured ? " (precoloured)" : "");
         for (int64_t b = 0; b < nd->live_n && b < 64; b++)
             sb_log(c, "  eInterval{start=%u, end=%u, block=%lld}", nd->start, nd->end, (long long)b);

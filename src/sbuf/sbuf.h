@@ -36,6 +36,7 @@ typedef struct sb_node {
     int64_t nblocks;          /* logical blocks */
     int64_t bytes_per_block;
     int64_t live_n;           /* physical blocks (nblocks / shrink) */
+    int32_t shrink_dim;       /* the B axis the shrink collapses; -1: none */
     int64_t bytes;            /* footprint: live_n × bytesPerBlock, aligned up */
     uint32_t band_width;      /* 32, 64 or 128 */
     uint32_t height;          /* class 0..8 */
