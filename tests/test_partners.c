@@ -196,3 +196,32 @@ Test(find_partners, gate_fail_still_allocates)
     assert_verified(&f);
     bir_module_free(f.m);
 }
+
+/* The partner retry (seed 000's selectNodeWithPartnerRetry). On a 256-byte
+ * SBUF, fixed f1 holds [0, 192) while a is live and fixed f2 holds [64, 256)
+ * while b is: b = copy a (a dies) coalesces them, and the group, live over
+ * both, finds no free 64 bytes. Alone, a fits at 192 and b at 0. So the group
+ * is split back into its members before anything is spilled. */
+#define SPLIT_GROUP                                                                                    \
+    MOD256(DIN("x", 128, 16) ", " DIN("x48", 128, 48) ", " DOUT("y", 128, 16) ", "                    \
+           DOUT("y48", 128, 48) ", " FIXED("f1", "Internal", 128, 48, 0, 0) ", "                       \
+           FIXED("f2", "Internal", 128, 48, 64, 0) ", " T("a") ", " T("b"),                            \
+           INS("l1", "DMALoad", AP("x48", 128, 48), AP("f1", 128, 48)) ", " LD("la", "x", "a") ", "   \
+           INS("u1", "DMAStore", AP("f1", 128, 48), AP("y48", 128, 48)) ", " CP("cp", "a", "b") ", "  \
+           INS("l2", "DMALoad", AP("x48", 128, 48), AP("f2", 128, 48)) ", "                           \
+           INS("u2", "DMAStore", AP("f2", 128, 48), AP("y48", 128, 48)) ", " ST("st", "b", "y"))
+
+Test(find_partners, a_group_that_does_not_fit_is_retried_as_its_members)
+{
+    fx f;
+    front(&f, SPLIT_GROUP, SB_TO_PARTNERS);
+    cr_assert_eq(node(&f, "b")->rep, id(&f, "a"), "a and b coalesce at first");
+    fx_free(&f);
+    cr_assert_eq(analyze_log(&f, SPLIT_GROUP, true), SBA_OK, "%s", f.err.message);
+    assert_log_has(&f, "partner retry: a's group does not fit; its members are tried alone\n");
+    cr_assert_eq(f.rep.spilled, 0, "nothing is spilled");
+    cr_assert_eq(find_loc(&f, "a")->addr, 192);
+    cr_assert_eq(find_loc(&f, "b")->addr, 0);
+    assert_verified(&f);
+    bir_module_free(f.m);
+}

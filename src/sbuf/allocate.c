@@ -170,9 +170,14 @@ void sb_ctx_init(sb_ctx *c, bir_function *fn, const sba_target *t, const sba_all
     c->rule = o->strategy == SBA_STRATEGY_BEST_FIT ? SB_RULE_BEST_FIT : SB_RULE_LOWEST;
     c->search_left = sb_search_budget(o);
     sba_arena_init(&c->ar, fn->module->arena->a);
+    sba_arena_init(&c->keep, fn->module->arena->a);
 }
 
-void sb_ctx_free(sb_ctx *c) { sba_arena_free(&c->ar); }
+void sb_ctx_free(sb_ctx *c)
+{
+    sba_arena_free(&c->ar);
+    sba_arena_free(&c->keep);
+}
 
 /* A fresh arena for the next iteration: every pass's data of the last one goes. */
 static void reset_arena(sb_ctx *c)
@@ -251,6 +256,12 @@ sba_status sb_allocate_function(sb_ctx *c)
             PHASE(c, SBA_PHASE_COMMIT, commit(c));
             sb_log(c, "allocated %u nodes in %u iteration%s", c->n, c->iteration + 1, c->iteration ? "s" : "");
             break;
+        }
+        /* Partner retry (selectNodeWithPartnerRetry): before anything is
+         * spilled, a group that did not fit is tried again as its members. */
+        if (c->iteration + 1 < max_iter && sb_split_failed_groups(c)) {
+            if (c->keep.failed) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory");
+            continue;
         }
         for (uint32_t i = 0; i < c->n; i++)
             if (c->info[i].rep == i && c->info[i].spill && c->info[i].unspillable && !evict_for(c, i))

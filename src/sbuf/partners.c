@@ -12,15 +12,16 @@
  * instruction (Gather, TopK, ...) never pairs: it re-reads its inputs while
  * it writes (bir_opcode_rereads_inputs).
  *
- * Members are compared by partition offset from the group base (tp >= base,
- * as the seed asserts); the transitive expansion is a union-find; the Briggs
+ * Members are compared by the partition offset of their access (the seed's
+ * (tp, base) comparator); the transitive expansion is a union-find; the Briggs
  * conservative gate refuses a group whose bytes per partition exceed the SB
  * capacity: the log says "accumulation group is too large for SB" and partners
- * are disabled for the function.
+ * are disabled for the function. A group select cannot place is split back
+ * into its members for the next iteration before anything is spilled (the
+ * partner retry, sb_split_failed_groups).
  *
  * Requires: renumber_locations, a linearization, def-use lists. Produces:
  * node.rep and member chains. Complexity: O(A + n α(n)). */
-#include <assert.h>
 #include <string.h>
 
 #include "base/error.h"
@@ -93,11 +94,11 @@ static bool colorable_node(const sb_node *nd)
     return !nd->precoloured && !nd->output && !nd->unspillable;
 }
 
-/* The partition offset of a member's access from the group base. */
-static int64_t partition_offset(int64_t tp, int64_t base)
+static bool split_before(const sb_ctx *c, const bir_location *loc)
 {
-    assert(tp >= base && "tp >= base");
-    return tp - base;
+    for (uint32_t i = 0; i < c->nsplit; i++)
+        if (c->split[i] == loc) return true;
+    return false;
 }
 
 static void pair_for(sb_ctx *c, bir_live_scratch *ls, bir_inst *in)
@@ -106,7 +107,7 @@ static void pair_for(sb_ctx *c, bir_live_scratch *ls, bir_inst *in)
     const bir_operand *out = &in->outs[0];
     if (!out->loc || out->loc->type != BIR_MEM_SB || out->loc->node == SB_NO_NODE) return;
     uint32_t b = out->loc->node;
-    if (!colorable_node(&c->info[b])) return;
+    if (!colorable_node(&c->info[b]) || split_before(c, out->loc)) return;
     for (uint32_t k = 0; k < in->nins; k++)
         if (in->ins[k].loc == out->loc) return;
     for (uint32_t k = 0; k < in->nins; k++) {
@@ -114,7 +115,7 @@ static void pair_for(sb_ctx *c, bir_live_scratch *ls, bir_inst *in)
         if (!op->loc || op->loc->type != BIR_MEM_SB || op->loc->node == SB_NO_NODE) continue;
         uint32_t a = op->loc->node;
         const sb_node *na = &c->info[a], *nb = &c->info[b];
-        if (!colorable_node(na) || na->partitions != nb->partitions || na->nblocks != nb->nblocks ||
+        if (!colorable_node(na) || split_before(c, op->loc) || na->partitions != nb->partitions || na->nblocks != nb->nblocks ||
             na->bytes_per_block != nb->bytes_per_block || !same_ap(op, out))
             continue;
         /* a must not be read again by this instruction through another pattern. */
@@ -130,8 +131,8 @@ static void pair_for(sb_ctx *c, bir_live_scratch *ls, bir_inst *in)
         if (bir_operand_footprint(in, op, &fa, c->err) != SBA_OK ||
             bir_operand_footprint(in, out, &fb, c->err) != SBA_OK)
             return;
-        int64_t base = fa.part_lo < fb.part_lo ? fa.part_lo : fb.part_lo;
-        if (partition_offset(fa.part_lo, base) != partition_offset(fb.part_lo, base)) continue;
+        /* the seed's comparator: the same partition offset in both tensors */
+        if (fa.part_lo != fb.part_lo) continue;
         uint32_t lo = ra < rb ? ra : rb, hi = ra < rb ? rb : ra;
         c->info[hi].rep = lo;
         c->info[lo].base_mask = mask;
@@ -209,4 +210,21 @@ sba_status sb_find_partners(sb_ctx *c)
         c->rep->partner_members = members;
     }
     return SBA_OK;
+}
+
+bool sb_split_failed_groups(sb_ctx *c)
+{
+    bool any = false;
+    for (uint32_t r = 0; r < c->n; r++) {
+        const sb_node *nd = &c->info[r];
+        if (nd->rep != r || !nd->spill || nd->next_member == SB_NO_NODE) continue;
+        for (uint32_t m = r; m != SB_NO_NODE; m = c->info[m].next_member) {
+            if (!sba_arena_grow(&c->keep, (void **)&c->split, &c->capsplit, c->nsplit + 1, sizeof *c->split))
+                return true; /* the driver sees keep.failed */
+            c->split[c->nsplit++] = c->info[m].loc;
+        }
+        sb_log(c, "partner retry: %s's group does not fit; its members are tried alone", nd->loc->name);
+        any = true;
+    }
+    return any;
 }

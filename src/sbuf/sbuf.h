@@ -70,6 +70,9 @@ typedef struct sb_ctx {
     const sba_alloc_options *o;
     sba_function_report *rep;
     sba_arena ar;             /* this iteration's pass data */
+    sba_arena keep;           /* what outlives an iteration: the split groups */
+    const bir_location **split; /* placements whose partner group failed: never coalesced again */
+    uint32_t nsplit, capsplit;
     bir_linear lin;
     sb_node *info;
     uint32_t n;
@@ -138,6 +141,11 @@ sba_status sb_memloc_split(sb_ctx *c);
 
 /* ---- partners.c -------------------------------------------------------- */
 sba_status sb_find_partners(sb_ctx *c);
+/* The partner retry: every group whose node select could not place is split
+ * back into its members for the next iteration (their placements go to
+ * c->split). True when a group was split, so the driver retries before it
+ * spills anything. */
+bool sb_split_failed_groups(sb_ctx *c);
 
 /* ---- anchors.c: the def/use anchors and plain loads -------------------- */
 sba_status sb_find_first_defs(sb_ctx *c);
