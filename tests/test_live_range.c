@@ -178,6 +178,7 @@ Test(live_range, shrink_every_access_axis_indexed)
     cr_assert_eq(t->live_n, 1);
     cr_assert_eq(t->bytes_per_block, 64);
     cr_assert_eq(t->bytes, 64);
+    cr_assert_eq(sb_create_eintervals(&f.c), SBA_OK);
     cr_assert_eq(f.c.neint, 1, "one eInterval per live block");
     fx_free(&f);
 }
@@ -190,7 +191,15 @@ Test(live_range, shrink_divides_nblocks_by_the_trip_count)
     const sb_node *t = node(&f, "t");
     cr_assert_eq(t->live_n, 2);
     cr_assert_eq(t->bytes, 128);
+    cr_assert_eq(sb_create_eintervals(&f.c), SBA_OK);
     cr_assert_eq(f.c.neint, 2);
+    uint32_t r = id(&f, "t");
+    cr_assert_eq(f.c.eint_of[r + 1] - f.c.eint_of[r], 2);
+    for (uint64_t e = f.c.eint_of[r]; e < f.c.eint_of[r + 1]; e++) {
+        cr_assert_eq(f.c.eint[e].start, t->start);
+        cr_assert_eq(f.c.eint[e].end, t->end);
+        cr_assert_eq(f.c.eint[e].block, (int64_t)(e - f.c.eint_of[r]));
+    }
     fx_free(&f);
 }
 
@@ -307,5 +316,36 @@ Test(live_range, too_big_names_the_aligned_footprint)
                 INS("st", "DMAStore", AP("t", 128, 250), AP("y", 128, 250)) "]}]}]}");
     cr_assert_eq(run_passes(&f, SB_TO_LIVE), SBA_ERR_ALLOC);
     cr_assert_str_eq(f.err.message, "t is too big for SB, requires 1024 bytes with SB size 1000");
+    fx_free(&f);
+}
+
+/* The seed's firstDefs / lastUses: every representative once in each, at
+ * the point its interval starts and at the point it ends. */
+Test(live_range, first_defs_and_last_uses_maps)
+{
+    fx f;
+    front(&f, MOD(DIN("x", 128, 16) ", " DOUT("y", 128, 16) ", " T("a") ", " T("b"),
+                  LD("la", "x", "a") ", " LOOP("L", "i", 4, CP("cp", "a", "b") ", " ST("st", "b", "y"))),
+          SB_TO_LIVE);
+    const char *names[] = {"a", "b"};
+    for (int k = 0; k < 2; k++) {
+        uint32_t v = id(&f, names[k]), seen_def = 0, seen_use = 0;
+        for (uint32_t p = 0; p < f.c.lin.npoints; p++) {
+            for (uint32_t q = f.c.first_defs_of[p]; q < f.c.first_defs_of[p + 1]; q++)
+                if (f.c.first_defs[q] == v) {
+                    seen_def++;
+                    cr_assert_eq(p, f.c.info[v].start);
+                }
+            for (uint32_t q = f.c.last_uses_of[p]; q < f.c.last_uses_of[p + 1]; q++)
+                if (f.c.last_uses[q] == v) {
+                    seen_use++;
+                    cr_assert_eq(p, f.c.info[v].end);
+                }
+        }
+        cr_assert_eq(seen_def, 1);
+        cr_assert_eq(seen_use, 1);
+    }
+    /* a is read in the loop: its last use moves to the loop end */
+    assert_interval(&f, "a", pt(&f, "la"), end_pt(&f, "L"));
     fx_free(&f);
 }

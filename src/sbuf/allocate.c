@@ -3,10 +3,10 @@
  *   renumber_locations; memloc_split;                       setup, once
  *   do {                                                    the spill fixpoint
  *       renumber_locations; find_partners; find_first_defs; find_last_uses;
- *       find_loads; live_range; create_eintervals; build;   front half
+ *       find_loads; live_range; build;                      front half
  *       find_costs; simplify; select;                       back half
  *       if nothing spilled: commit, stop
- *       insert_spill_code
+ *       create_eintervals; insert_spill_code                the spill path
  *   } while (1)
  *
  * The loop has no random restarts: only the spill code changes between
@@ -187,6 +187,9 @@ static void reset_arena(sb_ctx *c)
     sba_arena_init(&c->ar, a);
     c->gaps = NULL;
     c->capgaps = 0;
+    c->eint = NULL;
+    c->eint_of = NULL;
+    c->neint = 0;
 }
 
 sba_status sb_setup(sb_ctx *c)
@@ -210,7 +213,8 @@ sba_status sb_front_half(sb_ctx *c, sb_stage upto)
     PHASE(c, SBA_PHASE_ANCHORS, sb_find_loads(c));
     if (upto == SB_TO_ANCHORS) return SBA_OK;
     PHASE(c, SBA_PHASE_LIVE, sb_live_range(c));
-    PHASE(c, SBA_PHASE_LIVE, sb_create_eintervals(c));
+    /* The interval list is the spill path's (below); the live dump shows it. */
+    if (sb_dumping(c, SBA_DUMP_LIVE)) PHASE(c, SBA_PHASE_LIVE, sb_create_eintervals(c));
     if (upto == SB_TO_LIVE) return SBA_OK;
     PHASE(c, SBA_PHASE_BUILD, sb_build(c));
     if (sb_dumping(c, SBA_DUMP_NODES)) dump_nodes(c);
@@ -269,6 +273,7 @@ sba_status sb_allocate_function(sb_ctx *c)
         if (c->iteration + 1 >= max_iter)
             return sba_err(c->err, SBA_ERR_ALLOC, "cannot allocate function \"%s\" in SB: still spilling after %u "
                            "iterations", c->fn->name, max_iter);
+        if (!c->eint) PHASE(c, SBA_PHASE_SPILL, sb_create_eintervals(c));
         PHASE(c, SBA_PHASE_SPILL, sb_insert_spill_code(c));
         st = bir_validate_function(c->fn, c->t, c->err);
     }

@@ -6,15 +6,15 @@
  * for O(1) membership, kept only up to SB_MATRIX_MAX nodes (8,192: 4 MiB),
  * since at 100k nodes it would take 625 MB; and adjacency lists in one
  * compressed array, memory O(n + E). Edges come from a sweep over intervals
- * sorted by start, with the live nodes in a min-heap by end: O(n log n + E),
- * run twice (count degrees, then fill).
+ * in live_range's first_defs order (by start point), with the live nodes in a
+ * min-heap by end: O(n log n + E), run twice (count degrees, then fill).
  *
  * Pressure: per program point and quarter band, the bytes of nodes whose band
  * is fixed there, and the quarter-weighted sum of all live bytes. Their peaks
  * give the lower bounds the report prints; a fixed band over capacity logs
  * "bad height".
  *
- * Requires: live_range. Produces: adj, degree, the matrix, edges, lower
+ * Requires: live_range (its first_defs map). Produces: adj, degree, the matrix, edges, lower
  * bounds. Complexity: as above, plus O(points) for the profile. */
 #include <string.h>
 
@@ -188,17 +188,11 @@ static sba_status check_preplaced(sb_ctx *c)
 sba_status sb_build(sb_ctx *c)
 {
     sb_log(c, "build interference graph");
-    uint32_t np = c->lin.npoints + 1, nrep = 0;
-    uint32_t *count = sba_arena_array(&c->ar, (size_t)np + 1, sizeof *count);
-    uint32_t *order = sba_arena_array(&c->ar, (size_t)c->n + 1, sizeof *order);
+    /* live_range's first_defs map is the representatives by start point
+     * (stable by id): the sweep's order. */
+    const uint32_t *order = c->first_defs, nrep = c->first_defs_of[c->lin.npoints];
     heap h = {sba_arena_array(&c->ar, (size_t)c->n + 1, sizeof *h.v), 0};
-    if (!count || !order || !h.v) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory");
-    /* counting sort of the representatives by start point (stable by id) */
-    for (uint32_t r = 0; r < c->n; r++)
-        if (c->info[r].rep == r) count[c->info[r].start + 1]++, nrep++;
-    for (uint32_t p = 0; p < np; p++) count[p + 1] += count[p];
-    for (uint32_t r = 0; r < c->n; r++)
-        if (c->info[r].rep == r) order[count[c->info[r].start]++] = r;
+    if (!h.v) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory");
     c->has_matrix = c->n <= SB_MATRIX_MAX;
     if (c->has_matrix && !sba_bitset_init(&c->matrix, &c->ar, ((uint64_t)c->n * c->n + 15) / 16 * 8))
         return sba_err(c->err, SBA_ERR_NOMEM, "out of memory");

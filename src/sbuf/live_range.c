@@ -167,6 +167,32 @@ static sba_status node_live_range(sb_ctx *c, bir_live_scratch *ls, uint32_t r)
     return SBA_OK;
 }
 
+/* The seed's firstDefs / lastUses: representatives bucketed by the point
+ * that starts (the def, or the loop header it moved to) and ends (the use,
+ * or the loop end) their interval, in id order within a point. */
+static sba_status bucket(sb_ctx *c, bool by_end, uint32_t **ids, uint32_t **of)
+{
+    uint32_t np = c->lin.npoints;
+    *of = sba_arena_array(&c->ar, (size_t)np + 2, sizeof **of);
+    *ids = sba_arena_array(&c->ar, (size_t)c->n + 1, sizeof **ids);
+    if (!*of || !*ids) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory");
+    for (uint32_t r = 0; r < c->n; r++)
+        if (c->info[r].rep == r) (*of)[(by_end ? c->info[r].end : c->info[r].start) + 1]++;
+    for (uint32_t p = 0; p < np; p++) (*of)[p + 1] += (*of)[p];
+    uint32_t *fill = sba_arena_array(&c->ar, (size_t)np + 1, sizeof *fill);
+    if (!fill) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory");
+    memcpy(fill, *of, (size_t)np * sizeof *fill);
+    for (uint32_t r = 0; r < c->n; r++)
+        if (c->info[r].rep == r) (*ids)[fill[by_end ? c->info[r].end : c->info[r].start]++] = r;
+    return SBA_OK;
+}
+
+static sba_status build_maps(sb_ctx *c)
+{
+    sba_status st = bucket(c, false, &c->first_defs, &c->first_defs_of);
+    return st == SBA_OK ? bucket(c, true, &c->last_uses, &c->last_uses_of) : st;
+}
+
 sba_status sb_live_range(sb_ctx *c)
 {
     bir_live_scratch ls;
@@ -176,6 +202,8 @@ sba_status sb_live_range(sb_ctx *c)
         sba_status st = node_live_range(c, &ls, r);
         if (st != SBA_OK) return st;
     }
+    sba_status st = build_maps(c);
+    if (st != SBA_OK) return st;
     /* Members share their representative's interval and footprint. */
     for (uint32_t i = 0; i < c->n; i++) {
         sb_node *nd = &c->info[i];
@@ -192,10 +220,25 @@ sba_status sb_live_range(sb_ctx *c)
 
 sba_status sb_create_eintervals(sb_ctx *c)
 {
+    c->eint_of = sba_arena_array(&c->ar, (size_t)c->n + 1, sizeof *c->eint_of);
+    if (!c->eint_of) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory");
     uint64_t total = 0;
-    for (uint32_t r = 0; r < c->n; r++)
+    for (uint32_t r = 0; r < c->n; r++) {
+        c->eint_of[r] = total;
         if (c->info[r].rep == r) total += (uint64_t)c->info[r].live_n;
+    }
+    c->eint_of[c->n] = total;
     c->neint = total;
+    c->eint = sba_arena_array(&c->ar, (size_t)total + 1, sizeof *c->eint);
+    if (!c->eint) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory");
+    /* The seed walks the maps: each node from the point that first defines
+     * it; its end is where it is last used. */
+    for (uint32_t p = 0; p < c->lin.npoints; p++)
+        for (uint32_t k = c->first_defs_of[p]; k < c->first_defs_of[p + 1]; k++) {
+            const sb_node *nd = &c->info[c->first_defs[k]];
+            for (int64_t b = 0; b < nd->live_n; b++)
+                c->eint[c->eint_of[c->first_defs[k]] + (uint64_t)b] = (sb_einterval){nd->start, nd->end, b};
+        }
     if (!sb_dumping(c, SBA_DUMP_LIVE)) return SBA_OK;
     for (uint32_t r = 0; r < c->n; r++) {
         const sb_node *nd = &c->info[r];
@@ -205,8 +248,9 @@ sba_status sb_create_eintervals(sb_ctx *c)
         sb_log(c, "live %s: [%u, %u] x %lld block%s x %lld bytes%s%s%s", nd->loc->name, nd->start, nd->end,
                (long long)nd->live_n, nd->live_n == 1 ? "" : "s", (long long)nd->bytes_per_block, dim,
                nd->loop_carried ? " (loop-carried)" : "", nd->precoloured ? " (precoloured)" : "");
-        for (int64_t b = 0; b < nd->live_n && b < 64; b++)
-            sb_log(c, "  eInterval{start=%u, end=%u, block=%lld}", nd->start, nd->end, (long long)b);
+        for (uint64_t e = c->eint_of[r]; e < c->eint_of[r + 1] && e < c->eint_of[r] + 64; e++)
+            sb_log(c, "  eInterval{start=%u, end=%u, block=%lld}", c->eint[e].start, c->eint[e].end,
+                   (long long)c->eint[e].block);
     }
     return SBA_OK;
 }

@@ -26,6 +26,12 @@ enum { SB_HEIGHTS = 9 };
 /* How select chooses among free spots. */
 enum { SB_RULE_LOWEST = 0, SB_RULE_BEST_FIT = 1 };
 
+/* eInterval: one live partition-block of a node over [start, end]. */
+typedef struct sb_einterval {
+    uint32_t start, end;
+    int64_t block;
+} sb_einterval;
+
 /* Info: one record per node. */
 typedef struct sb_node {
     bir_location *loc;        /* the SB placement */
@@ -82,7 +88,16 @@ typedef struct sb_ctx {
     sba_bitset matrix;        /* triangular bit matrix, when n is small */
     bool has_matrix;
     uint64_t edges;
-    uint64_t neint;           /* eIntervals: one per node and live block */
+    /* live_range's two maps (the seed's DenseMaps, keyed by program point):
+     * the representatives whose interval starts (first_defs) or ends
+     * (last_uses) at point p are ids [x_of[p], x_of[p + 1]) of x. */
+    uint32_t *first_defs, *first_defs_of;
+    uint32_t *last_uses, *last_uses_of;
+    /* create_eintervals: one per representative and live block; node r's are
+     * eint[eint_of[r] .. eint_of[r + 1]) (none for members). */
+    struct sb_einterval *eint;
+    uint64_t *eint_of;
+    uint64_t neint;
     int64_t (*gaps)[2];       /* select's scratch: neighbour byte ranges */
     uint32_t capgaps;
     uint32_t rule;            /* select's choice among free spots: SB_RULE_* */
@@ -153,7 +168,9 @@ sba_status sb_find_last_uses(sb_ctx *c);
 sba_status sb_find_loads(sb_ctx *c);
 
 /* ---- live_range.c ------------------------------------------------------ */
+/* Intervals, footprints, loop-carry, and the first_defs / last_uses maps. */
 sba_status sb_live_range(sb_ctx *c);
+/* Folds the maps into the eInterval list (the spill path, and the live dump). */
 sba_status sb_create_eintervals(sb_ctx *c);
 
 /* ---- build.c ----------------------------------------------------------- */

@@ -15,7 +15,8 @@
  * L and the temporaries are marked so that later iterations never spill them
  * again: their ranges are already as short as they can be.
  *
- * Requires: select (node.spill). Produces: new instructions and placements.
+ * Requires: select (node.spill); create_eintervals (the spill dump lists each
+ * spilled node's). Produces: new instructions and placements.
  * Invalidates: every pass's results (the driver re-runs the front half).
  * Complexity: O(instructions + spilled accesses). */
 #include <stdio.h>
@@ -226,9 +227,13 @@ sba_status sb_insert_spill_code(sb_ctx *c)
         if (nd->rep != r || !nd->spill) continue;
         c->rep->spilled++;
         c->rep->spilled_bytes += (uint64_t)nd->bytes;
-        if (sb_dumping(c, SBA_DUMP_SPILL))
+        if (sb_dumping(c, SBA_DUMP_SPILL)) {
             sb_log(c, "spill %s: %lld bytes, cost %.0f, live [%u, %u]", nd->loc->name, (long long)nd->bytes,
                    nd->cost, nd->start, nd->end);
+            for (uint64_t e = c->eint_of[r]; e < c->eint_of[r + 1] && e < c->eint_of[r] + 64; e++)
+                sb_log(c, "  eInterval{start=%u, end=%u, block=%lld}", c->eint[e].start, c->eint[e].end,
+                       (long long)c->eint[e].block);
+        }
         for (uint32_t m = r; m != SB_NO_NODE; m = c->info[m].next_member) {
             sba_status st = spill_location(&s, nd, c->info[m].loc);
             if (st != SBA_OK) return st;
