@@ -1,8 +1,9 @@
 /* JSON -> model: the BIR module loader.
  *
- * Parsing is jansson's (strict, duplicate keys rejected, full int64); this file
- * walks the document once, checking every value's type and range, and builds
- * the model. Errors name the JSON path of the offending value. Sets are built
+ * Parsing is base/json's (jansson's grammar: strict, duplicate keys rejected,
+ * full int64); a text it rejects is re-parsed by jansson for the message and
+ * its line:column. This file walks the document once, checking every value's
+ * type and range, and builds the model. Errors name the JSON path of the offending value. Sets are built
  * before blocks so that operands resolve; aliases load in a second pass over a
  * function's sets, after every location exists, as the seed's loader does.
  * Keys the model does not interpret are kept verbatim (bir_extras).
@@ -27,6 +28,7 @@
 
 #include "base/arena.h"
 #include "base/error.h"
+#include "base/json.h"
 #include "base/strmap.h"
 #include "base/vec.h"
 #include "sballoc/bir.h"
@@ -35,7 +37,7 @@ enum { MAX_FILE_BYTES = 1 << 30, MAX_LOOP_DEPTH = 64, MAX_RANK = 16, MAX_AP_DIMS
 
 typedef struct pending_alias {
     bir_location *loc;
-    json_t *entries;
+    sba_json *entries;
     const char *path;
 } pending_alias;
 
@@ -116,17 +118,17 @@ static bool rethrow(loader *L, sba_error *inner)
     return false;
 }
 
-static const char *type_name(const json_t *v)
+static const char *type_name(const sba_json *v)
 {
-    switch (json_typeof(v)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
-    case JSON_INTEGER: return "an integer";
-    case JSON_REAL: return "a real number";
-    case JSON_TRUE:
-    case JSON_FALSE: return "a boolean";
-    case JSON_NULL: return "null";
+    switch (sba_json_typeof(v)) {
+    case SBA_JSON_OBJECT: return "an object";
+    case SBA_JSON_ARRAY: return "an array";
+    case SBA_JSON_STRING: return "a string";
+    case SBA_JSON_INTEGER: return "an integer";
+    case SBA_JSON_REAL: return "a real number";
+    case SBA_JSON_TRUE:
+    case SBA_JSON_FALSE: return "a boolean";
+    case SBA_JSON_NULL: return "null";
     }
     return "a value";
 }
@@ -134,43 +136,43 @@ static const char *type_name(const json_t *v)
 /* ---- typed access ------------------------------------------------------ */
 
 /* Member `key` of obj, or NULL when absent (missing required keys fail). */
-static bool member(loader *L, json_t *obj, const char *key, bool required, json_t **out)
+static bool member(loader *L, sba_json *obj, const char *key, bool required, sba_json **out)
 {
-    *out = json_object_get(obj, key);
+    *out = sba_json_object_get(obj, key);
     if (!*out && required) FAIL(L, SBA_ERR_SCHEMA, "missing required key \"%s\"", key);
     return true;
 }
 
-static bool want_type(loader *L, json_t *v, json_type t, const char *what)
+static bool want_type(loader *L, sba_json *v, sba_json_type t, const char *what)
 {
-    if (json_typeof(v) == t || (t == JSON_TRUE && json_is_boolean(v))) return true;
+    if (sba_json_typeof(v) == t || (t == SBA_JSON_TRUE && sba_json_is_boolean(v))) return true;
     FAIL(L, SBA_ERR_SCHEMA, "expected %s, got %s", what, type_name(v));
 }
 
-static bool get_string(loader *L, json_t *obj, const char *key, bool required, const char **out)
+static bool get_string(loader *L, sba_json *obj, const char *key, bool required, const char **out)
 {
-    json_t *v;
+    sba_json *v;
     if (!member(L, obj, key, required, &v)) return false;
     if (!v) return true;
     size_t s = push_key(L, key);
-    if (!want_type(L, v, JSON_STRING, "a string")) return false;
-    if (json_string_length(v) == 0) FAIL(L, SBA_ERR_SCHEMA, "expected a non-empty string");
-    if (strlen(json_string_value(v)) != json_string_length(v))
+    if (!want_type(L, v, SBA_JSON_STRING, "a string")) return false;
+    if (sba_json_string_length(v) == 0) FAIL(L, SBA_ERR_SCHEMA, "expected a non-empty string");
+    if (strlen(sba_json_string_value(v)) != sba_json_string_length(v))
         FAIL(L, SBA_ERR_SCHEMA, "a name must not contain a NUL character");
-    *out = json_string_value(v);
+    *out = sba_json_string_value(v);
     pop(L, s);
     return true;
 }
 
-static bool get_int(loader *L, json_t *obj, const char *key, bool required, int64_t lo, int64_t hi,
+static bool get_int(loader *L, sba_json *obj, const char *key, bool required, int64_t lo, int64_t hi,
                     int64_t *out)
 {
-    json_t *v;
+    sba_json *v;
     if (!member(L, obj, key, required, &v)) return false;
     if (!v) return true;
     size_t s = push_key(L, key);
-    if (!want_type(L, v, JSON_INTEGER, "an integer")) return false;
-    json_int_t x = json_integer_value(v);
+    if (!want_type(L, v, SBA_JSON_INTEGER, "an integer")) return false;
+    sba_json_int_t x = sba_json_integer_value(v);
     if (x < lo || x > hi)
         FAIL(L, SBA_ERR_SCHEMA, "expected an integer in [%" PRId64 ", %" PRId64 "], got %lld", lo, hi,
              (long long)x);
@@ -179,19 +181,19 @@ static bool get_int(loader *L, json_t *obj, const char *key, bool required, int6
     return true;
 }
 
-static bool get_bool(loader *L, json_t *obj, const char *key, bool *out)
+static bool get_bool(loader *L, sba_json *obj, const char *key, bool *out)
 {
-    json_t *v;
+    sba_json *v;
     if (!member(L, obj, key, false, &v)) return false;
     if (!v) return true;
     size_t s = push_key(L, key);
-    if (!want_type(L, v, JSON_TRUE, "a boolean")) return false;
-    *out = json_is_true(v);
+    if (!want_type(L, v, SBA_JSON_TRUE, "a boolean")) return false;
+    *out = sba_json_is_true(v);
     pop(L, s);
     return true;
 }
 
-static bool get_enum(loader *L, json_t *obj, const char *key, bool required,
+static bool get_enum(loader *L, sba_json *obj, const char *key, bool required,
                      bool (*parse)(const char *, uint32_t *), const char *what, const char *choices,
                      uint32_t *out)
 {
@@ -221,36 +223,36 @@ static bool get_enum(loader *L, json_t *obj, const char *key, bool required,
     return true;
 }
 
-static bool get_array(loader *L, json_t *obj, const char *key, bool required, json_t **out)
+static bool get_array(loader *L, sba_json *obj, const char *key, bool required, sba_json **out)
 {
     if (!member(L, obj, key, required, out)) return false;
     if (!*out) return true;
     size_t s = push_key(L, key);
-    if (!want_type(L, *out, JSON_ARRAY, "an array")) return false;
+    if (!want_type(L, *out, SBA_JSON_ARRAY, "an array")) return false;
     pop(L, s);
     return true;
 }
 
 /* The compact JSON text of v, in the module's arena; NULL when out of memory.
- * json_dumpb measures, then writes into our buffer: jansson's own json_dumps
+ * sba_json_dumpb measures, then writes into our buffer: jansson's own json_dumps
  * drops bytes when its buffer cannot grow (2.14 ignores the failure while
  * writing a key), and allocates with functions a program may replace. */
-static const char *dump_to_arena(loader *L, const json_t *v, size_t flags)
+static const char *dump_to_arena(loader *L, const sba_json *v, size_t flags)
 {
-    size_t n = json_dumpb(v, NULL, 0, flags);
+    size_t n = sba_json_dumpb(v, NULL, 0, flags);
     char *text = n ? sba_arena_alloc(L->m->arena, n + 1) : NULL;
-    if (!text || json_dumpb(v, text, n, flags) != n) return NULL;
+    if (!text || sba_json_dumpb(v, text, n, flags) != n) return NULL;
     text[n] = '\0';
     return text;
 }
 
 /* Keeps every member of obj whose key is not in `known`, in input order. */
-static bool keep_extras(loader *L, json_t *obj, const char *const *known, bir_extras *out)
+static bool keep_extras(loader *L, sba_json *obj, const char *const *known, bir_extras *out)
 {
     const char *key;
-    json_t *v;
+    sba_json *v;
     uint32_t n = 0;
-    json_object_foreach(obj, key, v) {
+    sba_json_object_foreach(obj, key, v) {
         bool k = false;
         for (const char *const *p = known; *p && !k; p++) k = strcmp(*p, key) == 0;
         n += !k;
@@ -258,13 +260,13 @@ static bool keep_extras(loader *L, json_t *obj, const char *const *known, bir_ex
     if (n == 0) return true;
     out->v = sba_arena_array(L->m->arena, n, sizeof *out->v);
     if (!out->v) return nomem(L);
-    json_object_foreach(obj, key, v) {
+    sba_json_object_foreach(obj, key, v) {
         bool k = false;
         for (const char *const *p = known; *p && !k; p++) k = strcmp(*p, key) == 0;
         if (k) continue;
         bir_extra *e = &out->v[out->n++];
         e->key = sba_arena_strdup(L->m->arena, key);
-        e->json = dump_to_arena(L, v, JSON_COMPACT | JSON_ENCODE_ANY);
+        e->json = dump_to_arena(L, v, SBA_JSON_COMPACT | SBA_JSON_ENCODE_ANY);
         if (!e->key || !e->json) return nomem(L);
     }
     return true;
@@ -279,21 +281,21 @@ static const char *const ENGINES = "unassigned, act, dma, dve, pe, pool, sp, Una
                                    "Pool, SP, ALL";
 
 /* Records that obj lacks key: bit goes into *omitted. */
-static void note_omitted(json_t *obj, const char *key, uint32_t bit, uint32_t *omitted)
+static void note_omitted(sba_json *obj, const char *key, uint32_t bit, uint32_t *omitted)
 {
-    if (!json_object_get(obj, key)) *omitted |= bit;
+    if (!sba_json_object_get(obj, key)) *omitted |= bit;
 }
 
 /* An optional debug-style member `key` of obj: a non-empty string copied into
  * the arena, or NULL when absent, null or empty. Another type is an error. */
-static bool get_note(loader *L, json_t *obj, const char *key, const char **out)
+static bool get_note(loader *L, sba_json *obj, const char *key, const char **out)
 {
-    json_t *v = json_object_get(obj, key);
-    if (!v || json_is_null(v)) return true;
+    sba_json *v = sba_json_object_get(obj, key);
+    if (!v || sba_json_is_null(v)) return true;
     size_t s = push_key(L, key);
-    if (!want_type(L, v, JSON_STRING, "a string")) return false;
-    if (json_string_length(v) && strlen(json_string_value(v)) == json_string_length(v) &&
-        !(*out = sba_arena_strdup(L->m->arena, json_string_value(v))))
+    if (!want_type(L, v, SBA_JSON_STRING, "a string")) return false;
+    if (sba_json_string_length(v) && strlen(sba_json_string_value(v)) == sba_json_string_length(v) &&
+        !(*out = sba_arena_strdup(L->m->arena, sba_json_string_value(v))))
         return nomem(L);
     pop(L, s);
     return true;
@@ -301,15 +303,15 @@ static bool get_note(loader *L, json_t *obj, const char *key, const char **out)
 
 /* The object under `debug` (kept verbatim as an extra key), or NULL when
  * absent or null. */
-static bool get_debug(loader *L, json_t *obj, json_t **out)
+static bool get_debug(loader *L, sba_json *obj, sba_json **out)
 {
-    *out = json_object_get(obj, "debug");
-    if (!*out || json_is_null(*out)) {
+    *out = sba_json_object_get(obj, "debug");
+    if (!*out || sba_json_is_null(*out)) {
         *out = NULL;
         return true;
     }
     size_t s = push_key(L, "debug");
-    if (!want_type(L, *out, JSON_OBJECT, "a debug object")) return false;
+    if (!want_type(L, *out, SBA_JSON_OBJECT, "a debug object")) return false;
     pop(L, s);
     return true;
 }
@@ -321,9 +323,9 @@ static const char *const location_keys[] = {
     "var_id", "table_entry_id", "memloc_set_id", "allocated", "pinned", "user_allocated", "alias",
     NULL};
 
-static bool load_location(loader *L, bir_set *set, json_t *jl, pending_vec *pending)
+static bool load_location(loader *L, bir_set *set, sba_json *jl, pending_vec *pending)
 {
-    if (!want_type(L, jl, JSON_OBJECT, "a memory location object")) return false;
+    if (!want_type(L, jl, SBA_JSON_OBJECT, "a memory location object")) return false;
     const char *name = NULL;
     uint32_t type = 0;
     if (!get_string(L, jl, "name", true, &name)) return false;
@@ -338,31 +340,31 @@ static bool load_location(loader *L, bir_set *set, json_t *jl, pending_vec *pend
         return false;
     }
     int64_t v;
-    if (json_object_get(jl, "addr")) {
+    if (sba_json_object_get(jl, "addr")) {
         if (!get_int(L, jl, "addr", true, 0, INT64_MAX, &v)) return false;
         loc->addr = v;
     }
-    if (json_object_get(jl, "base")) {
+    if (sba_json_object_get(jl, "base")) {
         if (!get_int(L, jl, "base", true, 0, 1 << 20, &v)) return false;
         loc->base = (int32_t)v;
     }
-    if (json_object_get(jl, "bank")) {
+    if (sba_json_object_get(jl, "bank")) {
         if (!get_int(L, jl, "bank", true, INT64_MIN, INT64_MAX, &loc->bank)) return false;
         loc->has_bank = true;
     }
-    json_t *dims;
+    sba_json *dims;
     if (!get_array(L, jl, "dims", false, &dims)) return false;
     if (dims) {
         size_t s = push_key(L, "dims");
-        if (json_array_size(dims) != 2)
+        if (sba_json_array_size(dims) != 2)
             FAIL(L, SBA_ERR_SCHEMA, "expected [partitions, bytes per partition], got %zu elements",
-                 json_array_size(dims));
+                 sba_json_array_size(dims));
         for (size_t i = 0; i < 2; i++) {
             size_t si = push_index(L, i);
-            json_t *d = json_array_get(dims, i);
-            if (!want_type(L, d, JSON_INTEGER, "an integer")) return false;
-            if (json_integer_value(d) < 0) FAIL(L, SBA_ERR_SCHEMA, "expected a non-negative integer");
-            loc->dims[i] = json_integer_value(d);
+            sba_json *d = sba_json_array_get(dims, i);
+            if (!want_type(L, d, SBA_JSON_INTEGER, "an integer")) return false;
+            if (sba_json_integer_value(d) < 0) FAIL(L, SBA_ERR_SCHEMA, "expected a non-negative integer");
+            loc->dims[i] = sba_json_integer_value(d);
             pop(L, si);
         }
         loc->has_dims = true;
@@ -383,14 +385,14 @@ static bool load_location(loader *L, bir_set *set, json_t *jl, pending_vec *pend
     if (!get_int(L, jl, "memloc_set_id", false, -1, INT64_MAX, &loc->memloc_set_id)) return false;
     bool b = false;
     if (!get_bool(L, jl, "allocated", &b)) return false;
-    if (json_object_get(jl, "allocated")) bir_location_set_allocated(loc, b);
+    if (sba_json_object_get(jl, "allocated")) bir_location_set_allocated(loc, b);
     note_omitted(jl, "tensor_id", BIR_OMIT_TENSOR_ID, &loc->omitted);
     note_omitted(jl, "allocated", BIR_OMIT_ALLOCATED, &loc->omitted);
     if (!get_bool(L, jl, "pinned", &loc->pinned)) return false;
     if (!get_bool(L, jl, "user_allocated", &loc->storage.user_allocated)) return false;
-    json_t *alias;
+    sba_json *alias;
     if (!get_array(L, jl, "alias", false, &alias)) return false;
-    if (alias && json_array_size(alias) > 0) {
+    if (alias && sba_json_array_size(alias) > 0) {
         size_t s = push_key(L, "alias");
         const char *p = sba_arena_strdup(L->m->arena, L->path);
         pop(L, s);
@@ -404,9 +406,9 @@ static const char *const set_keys[] = {
     "name", "kind", "tensor_class", "dtype", "tensor_shape", "partition_dim", "addr_space",
     "memorylocations", "user_allocated", NULL};
 
-static bool load_set(loader *L, bir_function *fn, json_t *js, pending_vec *pending)
+static bool load_set(loader *L, bir_function *fn, sba_json *js, pending_vec *pending)
 {
-    if (!want_type(L, js, JSON_OBJECT, "a memory location set object")) return false;
+    if (!want_type(L, js, SBA_JSON_OBJECT, "a memory location set object")) return false;
     const char *name = NULL;
     if (!get_string(L, js, "name", true, &name)) return false;
     sba_error inner;
@@ -430,10 +432,10 @@ static bool load_set(loader *L, bir_function *fn, json_t *js, pending_vec *pendi
         return false;
     if (!get_enum(L, js, "dtype", true, bir_dtype_parse, "dtype", DTYPES, &set->dtype)) return false;
     L->compiler |= set->dtype >= BIR_DT_FLOAT8E4;
-    json_t *shape;
+    sba_json *shape;
     if (!get_array(L, js, "tensor_shape", true, &shape)) return false;
     size_t s = push_key(L, "tensor_shape");
-    size_t rank = json_array_size(shape);
+    size_t rank = sba_json_array_size(shape);
     if (rank == 0 || rank > MAX_RANK)
         FAIL(L, SBA_ERR_SCHEMA, "expected 1 to %d dimensions, got %zu", MAX_RANK, rank);
     set->rank = (uint32_t)rank;
@@ -442,12 +444,12 @@ static bool load_set(loader *L, bir_function *fn, json_t *js, pending_vec *pendi
     int64_t total = bir_dtype_size(set->dtype);
     for (size_t i = 0; i < rank; i++) {
         size_t si = push_index(L, i);
-        json_t *d = json_array_get(shape, i);
-        if (!want_type(L, d, JSON_INTEGER, "an integer")) return false;
-        if (json_integer_value(d) < 1)
+        sba_json *d = sba_json_array_get(shape, i);
+        if (!want_type(L, d, SBA_JSON_INTEGER, "an integer")) return false;
+        if (sba_json_integer_value(d) < 1)
             FAIL(L, SBA_ERR_SCHEMA, "tensor size must be more than 0, got dimension %lld",
-                 (long long)json_integer_value(d));
-        set->shape[i] = json_integer_value(d);
+                 (long long)sba_json_integer_value(d));
+        set->shape[i] = sba_json_integer_value(d);
         if (__builtin_mul_overflow(total, set->shape[i], &total))
             FAIL(L, SBA_ERR_LIMIT, "the tensor's size in bytes overflows 64 bits");
         pop(L, si);
@@ -464,20 +466,20 @@ static bool load_set(loader *L, bir_function *fn, json_t *js, pending_vec *pendi
     note_omitted(js, "tensor_class", BIR_OMIT_TENSOR_CLASS, &set->omitted);
     note_omitted(js, "partition_dim", BIR_OMIT_PARTITION_DIM, &set->omitted);
     note_omitted(js, "addr_space", BIR_OMIT_ADDR_SPACE, &set->omitted);
-    json_t *dbg;
+    sba_json *dbg;
     if (!get_debug(L, js, &dbg)) return false;
     if (dbg) {
         s = push_key(L, "debug");
         if (!get_note(L, dbg, "tensor_name", &set->src_name)) return false;
         pop(L, s);
     }
-    json_t *locs;
+    sba_json *locs;
     if (!get_array(L, js, "memorylocations", true, &locs)) return false;
     s = push_key(L, "memorylocations");
-    if (json_array_size(locs) == 0) FAIL(L, SBA_ERR_SCHEMA, "a set needs at least one memory location");
+    if (sba_json_array_size(locs) == 0) FAIL(L, SBA_ERR_SCHEMA, "a set needs at least one memory location");
     size_t i;
-    json_t *jl;
-    json_array_foreach(locs, i, jl) {
+    sba_json *jl;
+    sba_json_array_foreach(locs, i, jl) {
         size_t si = push_index(L, i);
         if (!load_location(L, set, jl, pending)) return false;
         pop(L, si);
@@ -506,35 +508,35 @@ static bool load_aliases(loader *L, bir_function *fn, const pending_alias *pa)
     snprintf(L->path, sizeof L->path, "%s", pa->path);
     L->plen = strlen(L->path);
     size_t i;
-    json_t *e;
-    json_array_foreach(pa->entries, i, e) {
+    sba_json *e;
+    sba_json_array_foreach(pa->entries, i, e) {
         size_t si = push_index(L, i);
-        if (!json_is_array(e) || json_array_size(e) < 2 || json_array_size(e) > 3)
+        if (!sba_json_is_array(e) || sba_json_array_size(e) < 2 || sba_json_array_size(e) > 3)
             FAIL(L, SBA_ERR_SCHEMA, "expected an alias entry [destSetName, destMemLocName, kind] "
                  "or [destMemLocName, kind]");
-        size_t n = json_array_size(e);
+        size_t n = sba_json_array_size(e);
         for (size_t k = 0; k + 1 < n; k++)
-            if (!json_is_string(json_array_get(e, k)))
+            if (!sba_json_is_string(sba_json_array_get(e, k)))
                 FAIL(L, SBA_ERR_SCHEMA, "alias entry element %zu: expected a name, got %s", k,
-                     type_name(json_array_get(e, k)));
-        json_t *jk = json_array_get(e, n - 1);
+                     type_name(sba_json_array_get(e, k)));
+        sba_json *jk = sba_json_array_get(e, n - 1);
         double kd;
-        if (json_is_boolean(jk)) kd = json_is_true(jk);
-        else if (json_is_integer(jk)) kd = (double)json_integer_value(jk);
-        else if (json_is_real(jk)) kd = json_real_value(jk);
+        if (sba_json_is_boolean(jk)) kd = sba_json_is_true(jk);
+        else if (sba_json_is_integer(jk)) kd = (double)sba_json_integer_value(jk);
+        else if (sba_json_is_real(jk)) kd = sba_json_real_value(jk);
         else FAIL(L, SBA_ERR_SCHEMA, "alias kind: expected a boolean or a number, got %s", type_name(jk));
         if (kd < 0 || kd > 7 || kd != (double)(int64_t)kd)
             FAIL(L, SBA_ERR_MODEL, "Integer too large for field: alias kind %g is not a 3-bit mask", kd);
         bir_location *dst = NULL;
         if (n == 3) {
-            const char *sn = json_string_value(json_array_get(e, 0));
-            const char *ln = json_string_value(json_array_get(e, 1));
+            const char *sn = sba_json_string_value(sba_json_array_get(e, 0));
+            const char *ln = sba_json_string_value(sba_json_array_get(e, 1));
             bir_set *ds = bir_function_find_set(fn, sn);
             if (!ds) FAIL(L, SBA_ERR_MODEL, "alias target set \"%s\" does not exist", sn);
             dst = bir_set_find_location(ds, ln);
             if (!dst) FAIL(L, SBA_ERR_MODEL, "alias target \"%s\" is not a memory location of set \"%s\"", ln, sn);
         } else {
-            const char *ln = json_string_value(json_array_get(e, 0));
+            const char *ln = sba_json_string_value(sba_json_array_get(e, 0));
             for (uint32_t k = 0; k < fn->nsets; k++) {
                 bir_location *c = bir_set_find_location(fn->sets[k], ln);
                 if (c && dst)
@@ -555,7 +557,7 @@ static bool load_aliases(loader *L, bir_function *fn, const pending_alias *pa)
 
 /* ---- program ----------------------------------------------------------- */
 
-static bool load_blocks(loader *L, bir_function *fn, bir_inst *loop, json_t *blocks);
+static bool load_blocks(loader *L, bir_function *fn, bir_inst *loop, sba_json *blocks);
 
 static const char *const operand_keys[] = {"kind", "memsetref", "memref", "dtype", "offset",
                                            "ap", "terms", NULL};
@@ -619,9 +621,9 @@ static bool resolve_refs(loader *L, bir_function *fn, const char *setname, const
     return true;
 }
 
-static bool load_operand(loader *L, bir_function *fn, json_t *jo, bir_operand *op)
+static bool load_operand(loader *L, bir_function *fn, sba_json *jo, bir_operand *op)
 {
-    if (!want_type(L, jo, JSON_OBJECT, "an operand object")) return false;
+    if (!want_type(L, jo, SBA_JSON_OBJECT, "an operand object")) return false;
     const char *kind = "physical_ap";
     if (!get_string(L, jo, "kind", false, &kind)) return false;
     if (strcmp(kind, "physical_ap") == 0) op->kind = BIR_OPND_PHYSICAL_AP;
@@ -631,7 +633,7 @@ static bool load_operand(loader *L, bir_function *fn, json_t *jo, bir_operand *o
          * and any other kind: not memory, carried through as given. */
         op->kind = BIR_OPND_OTHER;
         op->kind_name = sba_arena_strdup(L->m->arena, kind);
-        op->raw = dump_to_arena(L, jo, JSON_COMPACT);
+        op->raw = dump_to_arena(L, jo, SBA_JSON_COMPACT);
         return op->raw && op->kind_name ? true : nomem(L);
     }
     const char *setname = NULL, *locname = NULL;
@@ -653,10 +655,10 @@ static bool load_operand(loader *L, bir_function *fn, json_t *jo, bir_operand *o
     note_omitted(jo, "dtype", BIR_OMIT_DTYPE, &op->omitted);
     note_omitted(jo, "offset", BIR_OMIT_OFFSET, &op->omitted);
     if (!get_int(L, jo, "offset", false, INT64_MIN / 4, INT64_MAX / 4, &op->offset)) return false;
-    json_t *ap;
+    sba_json *ap;
     if (!get_array(L, jo, "ap", true, &ap)) return false;
     size_t s = push_key(L, "ap");
-    size_t nd = json_array_size(ap);
+    size_t nd = sba_json_array_size(ap);
     if (nd == 0 || nd > MAX_AP_DIMS)
         FAIL(L, SBA_ERR_SCHEMA, "expected 1 to %d [step, num] pairs, the partition pair first, got %zu",
              MAX_AP_DIMS, nd);
@@ -665,12 +667,12 @@ static bool load_operand(loader *L, bir_function *fn, json_t *jo, bir_operand *o
     if (!op->ap) return nomem(L);
     for (size_t i = 0; i < nd; i++) {
         size_t si = push_index(L, i);
-        json_t *pr = json_array_get(ap, i);
-        if (!json_is_array(pr) || json_array_size(pr) != 2 ||
-            !json_is_integer(json_array_get(pr, 0)) || !json_is_integer(json_array_get(pr, 1)))
+        sba_json *pr = sba_json_array_get(ap, i);
+        if (!sba_json_is_array(pr) || sba_json_array_size(pr) != 2 ||
+            !sba_json_is_integer(sba_json_array_get(pr, 0)) || !sba_json_is_integer(sba_json_array_get(pr, 1)))
             FAIL(L, SBA_ERR_SCHEMA, "expected a [step, num] pair of integers");
-        op->ap[i][0] = json_integer_value(json_array_get(pr, 0));
-        op->ap[i][1] = json_integer_value(json_array_get(pr, 1));
+        op->ap[i][0] = sba_json_integer_value(sba_json_array_get(pr, 0));
+        op->ap[i][1] = sba_json_integer_value(sba_json_array_get(pr, 1));
         if (op->ap[i][1] < 1 || op->ap[i][1] > (1 << 24))
             FAIL(L, SBA_ERR_SCHEMA, "num must be in [1, %d], got %lld", 1 << 24, (long long)op->ap[i][1]);
         if (op->ap[i][0] < -(1ll << 40) || op->ap[i][0] > (1ll << 40))
@@ -679,7 +681,7 @@ static bool load_operand(loader *L, bir_function *fn, json_t *jo, bir_operand *o
         pop(L, si);
     }
     pop(L, s);
-    json_t *terms;
+    sba_json *terms;
     if (!get_array(L, jo, "terms", false, &terms)) return false;
     if (!terms && op->kind == BIR_OPND_SYMBOLIC_AP)
         FAIL(L, SBA_ERR_SCHEMA, "a symbolic_ap needs \"terms\" (its [loop, coefficient] pairs; [] for none): "
@@ -688,23 +690,23 @@ static bool load_operand(loader *L, bir_function *fn, json_t *jo, bir_operand *o
         s = push_key(L, "terms");
         FAIL(L, SBA_ERR_SCHEMA, "only a symbolic_ap has offset terms");
     }
-    if (terms && json_array_size(terms)) {
+    if (terms && sba_json_array_size(terms)) {
         s = push_key(L, "terms");
-        size_t nt = json_array_size(terms);
+        size_t nt = sba_json_array_size(terms);
         op->terms = sba_arena_array(L->m->arena, nt, sizeof *op->terms);
         if (!op->terms) return nomem(L);
         for (size_t i = 0; i < nt; i++) {
             size_t si = push_index(L, i);
-            json_t *t = json_array_get(terms, i);
-            if (!json_is_array(t) || json_array_size(t) != 2 || !json_is_string(json_array_get(t, 0)) ||
-                !json_is_integer(json_array_get(t, 1)))
+            sba_json *t = sba_json_array_get(terms, i);
+            if (!sba_json_is_array(t) || sba_json_array_size(t) != 2 || !sba_json_is_string(sba_json_array_get(t, 0)) ||
+                !sba_json_is_integer(sba_json_array_get(t, 1)))
                 FAIL(L, SBA_ERR_SCHEMA, "expected a term [loopAxisName, coefficient]");
-            const char *axis = json_string_value(json_array_get(t, 0));
+            const char *axis = sba_json_string_value(sba_json_array_get(t, 0));
             bir_inst *loop = NULL;
             for (uint32_t d = L->depth; d-- > 0 && !loop;)
                 if (strcmp(L->loops[d]->axis.name, axis) == 0) loop = L->loops[d];
             if (!loop) FAIL(L, SBA_ERR_PROGRAM, "loop axis \"%s\" is not in scope", axis);
-            int64_t c = json_integer_value(json_array_get(t, 1));
+            int64_t c = sba_json_integer_value(sba_json_array_get(t, 1));
             if (c < -(1ll << 40) || c > (1ll << 40))
                 FAIL(L, SBA_ERR_SCHEMA, "coefficient must be in [%lld, %lld], got %lld", -(1ll << 40), 1ll << 40,
                      (long long)c);
@@ -716,24 +718,24 @@ static bool load_operand(loader *L, bir_function *fn, json_t *jo, bir_operand *o
     return keep_extras(L, jo, operand_keys, &op->extras);
 }
 
-static bool load_operands(loader *L, bir_function *fn, json_t *ji, const char *key,
+static bool load_operands(loader *L, bir_function *fn, sba_json *ji, const char *key,
                           bir_operand **out, uint32_t *n)
 {
-    json_t *arr;
+    sba_json *arr;
     if (!get_array(L, ji, key, false, &arr)) return false;
-    if (!arr || json_array_size(arr) == 0) return true;
+    if (!arr || sba_json_array_size(arr) == 0) return true;
     size_t s = push_key(L, key);
-    if (json_array_size(arr) > 4096) FAIL(L, SBA_ERR_LIMIT, "more than 4096 operands");
-    *out = sba_arena_array(L->m->arena, json_array_size(arr), sizeof **out);
+    if (sba_json_array_size(arr) > 4096) FAIL(L, SBA_ERR_LIMIT, "more than 4096 operands");
+    *out = sba_arena_array(L->m->arena, sba_json_array_size(arr), sizeof **out);
     if (!*out) return nomem(L);
     size_t i;
-    json_t *jo;
-    json_array_foreach(arr, i, jo) {
+    sba_json *jo;
+    sba_json_array_foreach(arr, i, jo) {
         size_t si = push_index(L, i);
         if (!load_operand(L, fn, jo, &(*out)[i])) return false;
         pop(L, si);
     }
-    *n = (uint32_t)json_array_size(arr);
+    *n = (uint32_t)sba_json_array_size(arr);
     pop(L, s);
     return true;
 }
@@ -741,9 +743,9 @@ static bool load_operands(loader *L, bir_function *fn, json_t *ji, const char *k
 static const char *const inst_keys[] = {"name", "opcode", "engine", "ins", "outs", "LoopAxis",
                                         "blocks", NULL};
 
-static bool load_inst(loader *L, bir_function *fn, bir_block *b, json_t *ji)
+static bool load_inst(loader *L, bir_function *fn, bir_block *b, sba_json *ji)
 {
-    if (!want_type(L, ji, JSON_OBJECT, "an instruction object")) return false;
+    if (!want_type(L, ji, SBA_JSON_OBJECT, "an instruction object")) return false;
     const char *name = NULL, *opname = NULL;
     if (!get_string(L, ji, "name", true, &name)) return false;
     if (!get_string(L, ji, "opcode", true, &opname)) return false;
@@ -773,20 +775,20 @@ static bool load_inst(loader *L, bir_function *fn, bir_block *b, json_t *ji)
     note_omitted(ji, "engine", BIR_OMIT_ENGINE, &in->omitted);
     note_omitted(ji, "ins", BIR_OMIT_INS, &in->omitted);
     note_omitted(ji, "outs", BIR_OMIT_OUTS, &in->omitted);
-    json_t *dbg;
+    sba_json *dbg;
     if (!get_debug(L, ji, &dbg)) return false;
     if (dbg) {
         size_t s = push_key(L, "debug");
-        json_t *line = json_object_get(dbg, "lineno");
-        if (line && !json_is_null(line) && !get_int(L, dbg, "lineno", true, 0, INT64_MAX, &in->src_line))
+        sba_json *line = sba_json_object_get(dbg, "lineno");
+        if (line && !sba_json_is_null(line) && !get_int(L, dbg, "lineno", true, 0, INT64_MAX, &in->src_line))
             return false;
         if (!get_note(L, dbg, "op_name", &in->src_op)) return false;
         pop(L, s);
     }
     if (!load_operands(L, fn, ji, "ins", &in->ins, &in->nins)) return false;
     if (!load_operands(L, fn, ji, "outs", &in->outs, &in->nouts)) return false;
-    json_t *axis = json_object_get(ji, "LoopAxis");
-    json_t *blocks = json_object_get(ji, "blocks");
+    sba_json *axis = sba_json_object_get(ji, "LoopAxis");
+    sba_json *blocks = sba_json_object_get(ji, "blocks");
     if (opcode != BIR_OP_LOOP) {
         if (axis || blocks) {
             size_t s = push_key(L, axis ? "LoopAxis" : "blocks");
@@ -797,7 +799,7 @@ static bool load_inst(loader *L, bir_function *fn, bir_block *b, json_t *ji)
     }
     if (!member(L, ji, "LoopAxis", true, &axis)) return false;
     size_t s = push_key(L, "LoopAxis");
-    if (!want_type(L, axis, JSON_OBJECT, "a LoopAxis object {name, lb, ub, stride}")) return false;
+    if (!want_type(L, axis, SBA_JSON_OBJECT, "a LoopAxis object {name, lb, ub, stride}")) return false;
     const char *an = NULL;
     if (!get_string(L, axis, "name", true, &an)) return false;
     if (!get_int(L, axis, "lb", true, -(1ll << 40), 1ll << 40, &in->axis.lb)) return false;
@@ -814,8 +816,8 @@ static bool load_inst(loader *L, bir_function *fn, bir_block *b, json_t *ji)
             FAIL(L, SBA_ERR_PROGRAM, "loop axis \"%s\" shadows an enclosing loop's axis", an);
     /* The axis has no room for unknown keys: refuse them rather than drop them. */
     const char *key;
-    json_t *jv;
-    json_object_foreach(axis, key, jv) {
+    sba_json *jv;
+    sba_json_object_foreach(axis, key, jv) {
         if (strcmp(key, "name") && strcmp(key, "lb") && strcmp(key, "ub") && strcmp(key, "stride")) {
             push_key(L, key);
             FAIL(L, SBA_ERR_SCHEMA, "unknown LoopAxis key \"%s\" (expected: name, lb, ub, stride)", key);
@@ -835,13 +837,13 @@ static bool load_inst(loader *L, bir_function *fn, bir_block *b, json_t *ji)
 
 static const char *const block_keys[] = {"name", "instructions", NULL};
 
-static bool load_blocks(loader *L, bir_function *fn, bir_inst *loop, json_t *blocks)
+static bool load_blocks(loader *L, bir_function *fn, bir_inst *loop, sba_json *blocks)
 {
     size_t i;
-    json_t *jb;
-    json_array_foreach(blocks, i, jb) {
+    sba_json *jb;
+    sba_json_array_foreach(blocks, i, jb) {
         size_t si = push_index(L, i);
-        if (!want_type(L, jb, JSON_OBJECT, "a block object {name, instructions}")) return false;
+        if (!want_type(L, jb, SBA_JSON_OBJECT, "a block object {name, instructions}")) return false;
         const char *name = NULL;
         if (!get_string(L, jb, "name", true, &name)) return false;
         sba_error inner;
@@ -853,14 +855,14 @@ static bool load_blocks(loader *L, bir_function *fn, bir_inst *loop, json_t *blo
             push_key(L, "name");
             FAIL(L, SBA_ERR_PROGRAM, "duplicate block name \"%s\" in function \"%s\"", name, fn->name);
         }
-        json_t *insts;
+        sba_json *insts;
         if (!get_array(L, jb, "instructions", false, &insts)) return false;
         note_omitted(jb, "instructions", BIR_OMIT_INSTRUCTIONS, &b->omitted);
         if (insts) {
             size_t s = push_key(L, "instructions");
             size_t k;
-            json_t *ji;
-            json_array_foreach(insts, k, ji) {
+            sba_json *ji;
+            sba_json_array_foreach(insts, k, ji) {
                 size_t sk = push_index(L, k);
                 if (!load_inst(L, fn, b, ji)) return false;
                 pop(L, sk);
@@ -877,9 +879,9 @@ static bool load_blocks(loader *L, bir_function *fn, bir_inst *loop, json_t *blo
 
 static const char *const function_keys[] = {"name", "allocations", "blocks", NULL};
 
-static bool load_function(loader *L, json_t *jf)
+static bool load_function(loader *L, sba_json *jf)
 {
-    if (!want_type(L, jf, JSON_OBJECT, "a function object")) return false;
+    if (!want_type(L, jf, SBA_JSON_OBJECT, "a function object")) return false;
     const char *name = NULL;
     if (!get_string(L, jf, "name", true, &name)) return false;
     sba_error inner;
@@ -890,7 +892,7 @@ static bool load_function(loader *L, json_t *jf)
         pop(L, s);
         return false;
     }
-    json_t *allocs, *blocks;
+    sba_json *allocs, *blocks;
     if (!get_array(L, jf, "allocations", false, &allocs)) return false;
     note_omitted(jf, "allocations", BIR_OMIT_ALLOCATIONS, &fn->omitted);
     note_omitted(jf, "blocks", BIR_OMIT_BLOCKS, &fn->omitted);
@@ -899,8 +901,8 @@ static bool load_function(loader *L, json_t *jf)
     if (allocs) {
         size_t s = push_key(L, "allocations");
         size_t i;
-        json_t *js;
-        json_array_foreach(allocs, i, js) {
+        sba_json *js;
+        sba_json_array_foreach(allocs, i, js) {
             size_t si = push_index(L, i);
             if (!load_set(L, fn, js, &pending)) return false;
             pop(L, si);
@@ -924,10 +926,10 @@ static const char *const target_keys[] = {"name", "partitions", "sbuf_bytes_per_
                                           "sbuf_alignment", "psum_banks", "psum_bank_bytes",
                                           "psum_alignment", NULL};
 
-static bool load_target(loader *L, json_t *jt)
+static bool load_target(loader *L, sba_json *jt)
 {
     size_t s = push_key(L, "target");
-    if (!want_type(L, jt, JSON_OBJECT, "a target object")) return false;
+    if (!want_type(L, jt, SBA_JSON_OBJECT, "a target object")) return false;
     sba_target *t = &L->m->target;
     const char *name = NULL;
     if (!get_string(L, jt, "name", false, &name)) return false;
@@ -940,7 +942,7 @@ static bool load_target(loader *L, json_t *jt)
     }
     int64_t v;
 #define FIELD(key, lo, hi, dst)                                                          \
-    if (json_object_get(jt, key)) {                                                      \
+    if (sba_json_object_get(jt, key)) {                                                      \
         if (!get_int(L, jt, key, true, lo, hi, &v)) return false;                        \
         dst = v;                                                                         \
     }
@@ -954,8 +956,8 @@ static bool load_target(loader *L, json_t *jt)
     if (t->sbuf_align & (t->sbuf_align - 1)) FAIL(L, SBA_ERR_SCHEMA, "sbuf_alignment must be a power of two");
     if (t->psum_align & (t->psum_align - 1)) FAIL(L, SBA_ERR_SCHEMA, "psum_alignment must be a power of two");
     const char *key;
-    json_t *jv;
-    json_object_foreach(jt, key, jv) {
+    sba_json *jv;
+    sba_json_object_foreach(jt, key, jv) {
         bool known = false;
         for (const char *const *p = target_keys; *p && !known; p++) known = strcmp(*p, key) == 0;
         if (!known) {
@@ -972,13 +974,13 @@ static bool load_target(loader *L, json_t *jt)
 
 static const char *const module_keys[] = {"version", "arch", "target", "functions", NULL};
 
-static bool load_module(loader *L, json_t *root)
+static bool load_module(loader *L, sba_json *root)
 {
-    if (!json_is_object(root)) FAIL(L, SBA_ERR_SCHEMA, "expected a BIR module object at the top level, got %s",
+    if (!sba_json_is_object(root)) FAIL(L, SBA_ERR_SCHEMA, "expected a BIR module object at the top level, got %s",
                                     type_name(root));
     if (!get_int(L, root, "version", false, 1, 1000, &L->m->version)) return false;
     note_omitted(root, "version", BIR_OMIT_VERSION, &L->m->omitted);
-    L->compiler |= json_object_get(root, "queues") != NULL;
+    L->compiler |= sba_json_object_get(root, "queues") != NULL;
     const char *arch = NULL;
     if (!get_string(L, root, "arch", false, &arch)) return false;
     if (arch) {
@@ -992,14 +994,14 @@ static bool load_module(loader *L, json_t *root)
         L->m->target = *p;
         if (!(L->m->arch = sba_arena_strdup(L->m->arena, arch))) return nomem(L);
     }
-    json_t *jt = json_object_get(root, "target");
+    sba_json *jt = sba_json_object_get(root, "target");
     if (jt && !load_target(L, jt)) return false;
-    json_t *fns;
+    sba_json *fns;
     if (!get_array(L, root, "functions", true, &fns)) return false;
     size_t s = push_key(L, "functions");
     size_t i;
-    json_t *jf;
-    json_array_foreach(fns, i, jf) {
+    sba_json *jf;
+    sba_json_array_foreach(fns, i, jf) {
         size_t si = push_index(L, i);
         if (!load_function(L, jf)) return false;
         pop(L, si);
@@ -1026,32 +1028,57 @@ static bool parse_ran_out_of_memory(const char *text, size_t len, const json_err
     return again.position != first->position || strcmp(again.text, first->text) != 0;
 }
 
+/* The error of a text our parser rejected: jansson, which accepts the same
+ * grammar, re-parses it to say what is wrong and where (line:column). */
+static void syntax_error(const char *text, size_t len, size_t pos, sba_error *err)
+{
+    json_error_t je;
+    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+    if (root) {
+        /* The two grammars disagree: say where ours stopped. */
+        json_decref(root);
+        int line = 1, col = 1;
+        for (size_t i = 0; i < pos && i < len; i++) {
+            if (text[i] == '\n') line++, col = 1;
+            else col++;
+        }
+        sba_err_pos(err, SBA_ERR_PARSE, line, col, "invalid JSON");
+        return;
+    }
+    if (parse_ran_out_of_memory(text, len, &je)) {
+        sba_err(err, SBA_ERR_NOMEM, "out of memory parsing the input");
+        return;
+    }
+    /* jansson reports a duplicate key or a bad token with its position. */
+    sba_err_pos(err, json_error_code(&je) == json_error_stack_overflow ? SBA_ERR_LIMIT : SBA_ERR_PARSE,
+                je.line > 0 ? je.line : 1, je.column > 0 ? je.column : 1, "%s", je.text);
+}
+
 bir_module *bir_load_buffer(const char *text, size_t len, const char *file, const sba_allocator *a,
                             sba_error *err)
 {
     (void)file;
     sba_error_clear(err);
-    json_error_t je;
-    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
-    if (!root && parse_ran_out_of_memory(text, len, &je)) {
-        sba_err(err, SBA_ERR_NOMEM, "out of memory parsing the input");
+    size_t pos = 0;
+    bool nomem = false;
+    sba_json_doc *doc = sba_json_parse(text, len, 0, a, &pos, &nomem);
+    if (!doc && nomem) {
+        sba_err(err, SBA_ERR_NOMEM, "out of memory");
         return NULL;
     }
-    if (!root) {
-        /* jansson reports a duplicate key or a bad token with its position. */
-        sba_err_pos(err, json_error_code(&je) == json_error_stack_overflow ? SBA_ERR_LIMIT : SBA_ERR_PARSE,
-                    je.line > 0 ? je.line : 1, je.column > 0 ? je.column : 1, "%s", je.text);
+    if (!doc) {
+        syntax_error(text, len, pos, err);
         return NULL;
     }
     bir_module *m = bir_module_new(a);
     if (!m) {
-        json_decref(root);
+        sba_json_doc_free(doc);
         sba_err(err, SBA_ERR_NOMEM, "out of memory");
         return NULL;
     }
     loader L = {.m = m, .err = err};
-    bool ok = load_module(&L, root);
-    json_decref(root);
+    bool ok = load_module(&L, sba_json_doc_root(doc));
+    sba_json_doc_free(doc);
     if (ok && bir_module_failed(m)) ok = (sba_err(err, SBA_ERR_NOMEM, "out of memory"), false);
     if (!ok) {
         bir_module_free(m);
