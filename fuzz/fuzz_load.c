@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
+#include "base/json.h"
 #include "sballoc/bir.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -30,6 +33,15 @@ static void check_error(sba_status st, const sba_error *err)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    json_error_t je;
+    json_t *j = json_loadb((const char *)data, size, JSON_REJECT_DUPLICATES, &je);
+    sba_json_doc *d = sba_json_parse((const char *)data, size, 0, NULL, NULL, NULL);
+    if (!j != !d) {
+        fprintf(stderr, "jansson: %s\n", j ? "accepts" : je.text);
+        fail(d ? "base/json accepts what jansson rejects" : "base/json rejects what jansson accepts", NULL);
+    }
+    json_decref(j);
+    sba_json_doc_free(d);
     sba_error err;
     bir_module *m = bir_load_buffer((const char *)data, size, "fuzz", NULL, &err);
     if (!m) {
