@@ -60,19 +60,34 @@ typedef struct loader {
 
 /* ---- paths and errors -------------------------------------------------- */
 
+/* Appends to the path, cut at its buffer's end. Every member and element
+ * pushes and pops, so these avoid snprintf. */
+static void path_append(loader *L, const char *s, size_t n)
+{
+    size_t room = sizeof L->path - 1 - L->plen;
+    if (n > room) n = room;
+    memcpy(L->path + L->plen, s, n);
+    L->plen += n;
+    L->path[L->plen] = '\0';
+}
+
 static size_t push_key(loader *L, const char *key)
 {
     size_t saved = L->plen;
-    int n = snprintf(L->path + L->plen, sizeof L->path - L->plen, "%s%s", L->plen ? "." : "", key);
-    if (n > 0) L->plen = L->plen + (size_t)n < sizeof L->path ? L->plen + (size_t)n : sizeof L->path - 1;
+    if (L->plen) path_append(L, ".", 1);
+    path_append(L, key, strlen(key));
     return saved;
 }
 
 static size_t push_index(loader *L, size_t i)
 {
     size_t saved = L->plen;
-    int n = snprintf(L->path + L->plen, sizeof L->path - L->plen, "[%zu]", i);
-    if (n > 0) L->plen = L->plen + (size_t)n < sizeof L->path ? L->plen + (size_t)n : sizeof L->path - 1;
+    char buf[24], *p = buf + sizeof buf;
+    *--p = ']';
+    do *--p = (char)('0' + i % 10);
+    while (i /= 10);
+    *--p = '[';
+    path_append(L, p, (size_t)(buf + sizeof buf - p));
     return saved;
 }
 
@@ -1054,22 +1069,20 @@ static void syntax_error(const char *text, size_t len, size_t pos, sba_error *er
                 je.line > 0 ? je.line : 1, je.column > 0 ? je.column : 1, "%s", je.text);
 }
 
-bir_module *bir_load_buffer(const char *text, size_t len, const char *file, const sba_allocator *a,
-                            sba_error *err)
+/* Parses text, then builds the model. `owned`, when not NULL, is the caller's
+ * copy of text (from `a`): it is freed as soon as the parse succeeded, so the
+ * text and the model are never resident together. */
+static bir_module *load_text(const char *text, size_t len, char *owned, const sba_allocator *a,
+                             sba_error *err)
 {
-    (void)file;
     sba_error_clear(err);
     size_t pos = 0;
     bool nomem = false;
     sba_json_doc *doc = sba_json_parse(text, len, 0, a, &pos, &nomem);
-    if (!doc && nomem) {
-        sba_err(err, SBA_ERR_NOMEM, "out of memory");
-        return NULL;
-    }
-    if (!doc) {
-        syntax_error(text, len, pos, err);
-        return NULL;
-    }
+    if (!doc && nomem) sba_err(err, SBA_ERR_NOMEM, "out of memory");
+    else if (!doc) syntax_error(text, len, pos, err);
+    sba_free(a, owned);
+    if (!doc) return NULL;
     bir_module *m = bir_module_new(a);
     if (!m) {
         sba_json_doc_free(doc);
@@ -1087,6 +1100,13 @@ bir_module *bir_load_buffer(const char *text, size_t len, const char *file, cons
     return m;
 }
 
+bir_module *bir_load_buffer(const char *text, size_t len, const char *file, const sba_allocator *a,
+                            sba_error *err)
+{
+    (void)file;
+    return load_text(text, len, NULL, a, err);
+}
+
 bir_module *bir_load_file(const char *path, const sba_allocator *a, sba_error *err)
 {
     FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
@@ -1101,7 +1121,10 @@ bir_module *bir_load_file(const char *path, const sba_allocator *a, sba_error *e
         sba_err(err, SBA_ERR_LIMIT, "the input is larger than the %d MiB limit", MAX_FILE_BYTES >> 20);
         return NULL;
     }
+    /* A regular file is read into a buffer of its size (one byte more to see
+     * that it did not grow): doubling would copy, and hold both copies. */
     size_t cap = 1 << 16, len = 0;
+    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) cap = (size_t)st.st_size + 1;
     char *buf = sba_malloc(a, cap);
     while (buf) {
         if (len == cap) {
@@ -1137,7 +1160,5 @@ bir_module *bir_load_file(const char *path, const sba_allocator *a, sba_error *e
         sba_err(err, SBA_ERR_IO, "read error");
         return NULL;
     }
-    bir_module *m = bir_load_buffer(buf, len, path, a, err);
-    sba_free(a, buf);
-    return m;
+    return load_text(buf, len, buf, a, err);
 }
