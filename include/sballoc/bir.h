@@ -289,30 +289,32 @@ typedef struct bir_extras {
     uint32_t n;
 } bir_extras;
 
+/* Fields are ordered widest first (no padding): a module holds one of these
+ * per placement, so every 8 bytes are 1 MB at 100,000 tensors. */
 struct bir_location {
     bir_storage storage;
     const char *name;
     bir_set *set;            /* the owning set */
-    uint32_t type;           /* bir_memory_type */
     int64_t addr;            /* byte address (per partition); BIR_NO_ADDR when unplaced */
-    int32_t base;            /* base partition; BIR_NO_BASE when unplaced */
     int64_t bank;            /* PSUM bank, signed as in the seed */
-    bool has_bank;
-    int32_t pack_id_hint;    /* PSUM only; -1 by default */
     int64_t tensor_id;       /* >= 0; index of this placement in its set */
     int64_t var_id, table_entry_id, memloc_set_id; /* BIR_NO_ID when absent */
     uint64_t unique_id;      /* from the module-wide counter */
-    bool allocated;
-    bool pinned;
     int64_t dims[2];         /* [partitions, bytes per partition]; has_dims */
-    bool has_dims;
     int64_t live_n;          /* physical blocks; 0 when not recorded */
     bir_alias_ptr *alias;    /* sorted by the peer's unique_id */
+    bir_extras extras;
+    uint32_t type;           /* bir_memory_type */
+    int32_t base;            /* base partition; BIR_NO_BASE when unplaced */
+    int32_t pack_id_hint;    /* PSUM only; -1 by default */
     uint32_t nalias, capalias;
     uint32_t node;           /* scratch: the allocator's node id during a pass */
     uint32_t alloc_flags;    /* allocator-owned: BIR_LOC_* below; not saved */
     uint32_t omitted;        /* BIR_OMIT_* */
-    bir_extras extras;
+    bool has_bank;
+    bool allocated;
+    bool pinned;
+    bool has_dims;
 };
 
 struct bir_set {
@@ -355,18 +357,18 @@ typedef struct bir_term {
 
 struct bir_operand {
     uint32_t kind;           /* bir_operand_kind */
+    uint32_t dtype;
     const char *kind_name;   /* the wire tag, for BIR_OPND_OTHER */
     bir_set *set;            /* memsetref */
     bir_location *loc;       /* memref */
-    uint32_t dtype;
     int64_t offset;          /* in elements */
     int64_t (*ap)[2];        /* [step, num] pairs, partition pair first */
-    uint32_t ndims;
     bir_term *terms;         /* symbolic_ap only */
-    uint32_t nterms;
     const char *raw;         /* BIR_OPND_OTHER: the whole operand as JSON */
-    uint32_t omitted;        /* BIR_OMIT_* */
     bir_extras extras;
+    uint32_t ndims;
+    uint32_t nterms;
+    uint32_t omitted;        /* BIR_OMIT_* */
 };
 
 typedef struct bir_loop_axis {
@@ -376,23 +378,23 @@ typedef struct bir_loop_axis {
 
 struct bir_inst {
     const char *name;
-    uint32_t opcode;         /* bir_opcode */
     const char *opcode_name; /* the wire name (kept for BIR_OP_OTHER) */
-    uint32_t engine;         /* bir_engine */
     bir_operand *ins;
-    uint32_t nins;
     bir_operand *outs;
-    uint32_t nouts;
     bir_block *parent;       /* the block holding this instruction */
-    /* Loop only */
-    bir_loop_axis axis;
-    bir_block **blocks;
-    uint32_t nblocks, capblocks;
-    uint32_t index;          /* position in the function's instruction list */
     int64_t src_line;        /* debug.lineno: the kernel source line; -1 when absent */
     const char *src_op;      /* debug.op_name, e.g. "nl.exp"; NULL when absent */
-    uint32_t omitted;        /* BIR_OMIT_* */
     bir_extras extras;
+    uint32_t opcode;         /* bir_opcode */
+    uint32_t engine;         /* bir_engine */
+    uint32_t nins;
+    uint32_t nouts;
+    uint32_t index;          /* position in the function's instruction list */
+    uint32_t omitted;        /* BIR_OMIT_* */
+    /* Loop only */
+    uint32_t nblocks, capblocks;
+    bir_block **blocks;
+    bir_loop_axis axis;
 };
 
 struct bir_block {

@@ -108,7 +108,12 @@ void *sba_arena_array(sba_arena *ar, size_t n, size_t sz)
 
 char *sba_arena_strndup(sba_arena *ar, const char *s, size_t n)
 {
-    char *p = sba_arena_alloc(ar, n + 1);
+    /* Strings need no alignment: they take bytes from the top of the current
+     * chunk (aligned blocks come from its bottom), so a name of 9 bytes does
+     * not take 16. */
+    char *p;
+    if ((size_t)(ar->end - ar->cur) > n) p = ar->end -= n + 1;
+    else p = sba_arena_alloc(ar, n + 1);
     if (!p) return NULL;
     memcpy(p, s, n);
     p[n] = '\0';

@@ -25,7 +25,7 @@ static sba_strmap_slot *find(const sba_strmap *m, const char *key, uint64_t h)
     uint32_t mask = m->cap - 1;
     for (uint32_t i = (uint32_t)h & mask;; i = (i + 1) & mask) {
         sba_strmap_slot *s = &m->slots[i];
-        if (!s->key || (s->hash == h && strcmp(s->key, key) == 0)) return s;
+        if (!s->key || strcmp(s->key, key) == 0) return s;
     }
 }
 
@@ -45,8 +45,17 @@ static bool rehash(sba_strmap *m, uint32_t ncap)
     m->slots = slots;
     m->cap = ncap;
     for (uint32_t i = 0; i < ocap; i++)
-        if (old[i].key) *find(m, old[i].key, old[i].hash) = old[i];
+        if (old[i].key) *find(m, old[i].key, sba_hash_str(old[i].key)) = old[i];
     return true;
+}
+
+bool sba_strmap_reserve(sba_strmap *m, uint32_t n)
+{
+    uint64_t want = 16;
+    while (want < (uint64_t)n * 2) want *= 2;
+    if (want <= m->cap) return true;
+    if (want > (1u << 31)) return false;
+    return rehash(m, (uint32_t)want);
 }
 
 int sba_strmap_put(sba_strmap *m, const char *key, void *value, void **existing)
@@ -63,7 +72,6 @@ int sba_strmap_put(sba_strmap *m, const char *key, void *value, void **existing)
     }
     s->key = key;
     s->value = value;
-    s->hash = h;
     m->n++;
     return 1;
 }

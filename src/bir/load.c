@@ -248,6 +248,19 @@ static bool get_array(loader *L, sba_json *obj, const char *key, bool required, 
     return true;
 }
 
+/* Gives an arena list exactly n slots before it is filled: a list that
+ * doubled from 4 would leave its smaller copies behind, for every tensor. */
+static bool reserve(loader *L, void **v, uint32_t *cap, size_t n, size_t sz)
+{
+    if (n <= *cap) return true;
+    if (n > UINT32_MAX) return nomem(L);
+    void *nv = sba_arena_array(L->m->arena, n, sz);
+    if (!nv) return nomem(L);
+    *v = nv;
+    *cap = (uint32_t)n;
+    return true;
+}
+
 /* The compact JSON text of v, in the module's arena; NULL when out of memory.
  * sba_json_dumpb measures, then writes into our buffer: jansson's own json_dumps
  * drops bytes when its buffer cannot grow (2.14 ignores the failure while
@@ -492,6 +505,8 @@ static bool load_set(loader *L, bir_function *fn, sba_json *js, pending_vec *pen
     if (!get_array(L, js, "memorylocations", true, &locs)) return false;
     s = push_key(L, "memorylocations");
     if (sba_json_array_size(locs) == 0) FAIL(L, SBA_ERR_SCHEMA, "a set needs at least one memory location");
+    if (!reserve(L, (void **)&set->locs, &set->caplocs, sba_json_array_size(locs), sizeof *set->locs))
+        return false;
     size_t i;
     sba_json *jl;
     sba_json_array_foreach(locs, i, jl) {
@@ -873,6 +888,8 @@ static bool load_blocks(loader *L, bir_function *fn, bir_inst *loop, sba_json *b
         sba_json *insts;
         if (!get_array(L, jb, "instructions", false, &insts)) return false;
         note_omitted(jb, "instructions", BIR_OMIT_INSTRUCTIONS, &b->omitted);
+        if (!reserve(L, (void **)&b->insts, &b->capinsts, sba_json_array_size(insts), sizeof *b->insts))
+            return false;
         if (insts) {
             size_t s = push_key(L, "instructions");
             size_t k;
@@ -891,6 +908,21 @@ static bool load_blocks(loader *L, bir_function *fn, bir_inst *loop, sba_json *b
 }
 
 /* ---- functions and module ---------------------------------------------- */
+
+/* The instructions under a "blocks" array, loops' bodies included; what is
+ * not shaped as expected counts nothing (the walk reports it). */
+static size_t count_insts(const sba_json *blocks, uint32_t depth)
+{
+    size_t n = 0, i, k;
+    sba_json *jb, *ji;
+    if (depth > MAX_LOOP_DEPTH) return 0;
+    sba_json_array_foreach(blocks, i, jb) {
+        sba_json *insts = sba_json_object_get(jb, "instructions");
+        n += sba_json_array_size(insts);
+        sba_json_array_foreach(insts, k, ji) n += count_insts(sba_json_object_get(ji, "blocks"), depth + 1);
+    }
+    return n;
+}
 
 static const char *const function_keys[] = {"name", "allocations", "blocks", NULL};
 
@@ -913,6 +945,14 @@ static bool load_function(loader *L, sba_json *jf)
     note_omitted(jf, "blocks", BIR_OMIT_BLOCKS, &fn->omitted);
     L->loc_names = L->loc_dups = NULL;
     pending_vec pending = {0};
+    /* The set and instruction tables and lists at their final size at once. */
+    size_t ninsts = count_insts(sba_json_object_get(jf, "blocks"), 0);
+    if (!sba_strmap_reserve(fn->set_by_name, (uint32_t)sba_json_array_size(allocs)) ||
+        !sba_strmap_reserve(fn->inst_by_name, (uint32_t)ninsts))
+        return nomem(L);
+    if (!reserve(L, (void **)&fn->sets, &fn->capsets, sba_json_array_size(allocs), sizeof *fn->sets) ||
+        !reserve(L, (void **)&fn->insts, &fn->capinsts, ninsts, sizeof *fn->insts))
+        return false;
     if (allocs) {
         size_t s = push_key(L, "allocations");
         size_t i;

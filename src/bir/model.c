@@ -15,6 +15,9 @@
 
 /* ---- helpers ----------------------------------------------------------- */
 
+/* Sets of at most this many placements find them by a linear scan. */
+enum { SMALL_SET = 8 };
+
 static sba_arena *fn_arena(const bir_function *fn) { return fn->module->arena; }
 
 static sba_status nomem(sba_error *err) { return sba_err(err, SBA_ERR_NOMEM, "out of memory"); }
@@ -112,7 +115,6 @@ bir_set *bir_set_add(bir_function *fn, const char *name, sba_error *err)
                        fn->name), NULL;
     bir_set *set = sba_arena_zalloc(ar, sizeof *set);
     if (!set || !(set->name = sba_arena_strdup(ar, name)) ||
-        !(set->loc_by_name = sba_strmap_new(ar)) ||
         !sba_arena_grow(ar, (void **)&fn->sets, &fn->capsets, fn->nsets + 1, sizeof *fn->sets) ||
         sba_strmap_put(fn->set_by_name, set->name, set, NULL) < 0)
         return nomem(err), NULL;
@@ -130,14 +132,24 @@ bir_location *bir_location_add(bir_set *set, const char *name, uint32_t type, sb
     sba_arena *ar = fn_arena(set->fn);
     if (!bir_memory_type_name(type))
         return sba_err(err, SBA_ERR_MODEL, "Unknown memory type %u", type), NULL;
-    if (sba_strmap_get(set->loc_by_name, name))
+    if (bir_set_find_location(set, name))
         return sba_err(err, SBA_ERR_MODEL, "duplicate memory location name \"%s\" in set \"%s\"",
                        name, set->name), NULL;
     bir_location *loc = sba_arena_zalloc(ar, sizeof *loc);
     if (!loc || !(loc->name = sba_arena_strdup(ar, name)) ||
-        !sba_arena_grow(ar, (void **)&set->locs, &set->caplocs, set->nlocs + 1, sizeof *set->locs) ||
-        sba_strmap_put(set->loc_by_name, loc->name, loc, NULL) < 0)
+        !sba_arena_grow(ar, (void **)&set->locs, &set->caplocs, set->nlocs + 1, sizeof *set->locs))
         return nomem(err), NULL;
+    /* Most sets hold one or two placements: a name table (16 slots at least)
+     * would be the set's largest part, so it is built only for large sets. */
+    if (set->loc_by_name) {
+        if (sba_strmap_put(set->loc_by_name, loc->name, loc, NULL) < 0) return nomem(err), NULL;
+    } else if (set->nlocs + 1 > SMALL_SET) {
+        if (!(set->loc_by_name = sba_strmap_new(ar))) return nomem(err), NULL;
+        for (uint32_t i = 0; i < set->nlocs; i++)
+            if (sba_strmap_put(set->loc_by_name, set->locs[i]->name, set->locs[i], NULL) < 0)
+                return nomem(err), NULL;
+        if (sba_strmap_put(set->loc_by_name, loc->name, loc, NULL) < 0) return nomem(err), NULL;
+    }
     loc->set = set;
     loc->type = type;
     loc->addr = BIR_NO_ADDR;
@@ -164,7 +176,10 @@ bir_inst *bir_function_find_inst(const bir_function *fn, const char *name)
 
 bir_location *bir_set_find_location(const bir_set *set, const char *name)
 {
-    return sba_strmap_get(set->loc_by_name, name);
+    if (set->loc_by_name) return sba_strmap_get(set->loc_by_name, name);
+    for (uint32_t i = 0; i < set->nlocs; i++)
+        if (strcmp(set->locs[i]->name, name) == 0) return set->locs[i];
+    return NULL;
 }
 
 /* buildTensorId2MemLoc: every id must be assigned (>= 0) and distinct. */
@@ -421,12 +436,24 @@ const char *bir_inst_source(const bir_inst *in, char *buf, size_t size)
     return buf;
 }
 
-static bool push_access(sba_arena *ar, bir_access **v, uint32_t *n, uint32_t *cap, bir_inst *in,
-                        uint32_t operand)
+/* Gives a list room for exactly the n accesses counted into it (keeping a
+ * larger one from an earlier build), and empties it for the fill. */
+static bool size_list(sba_arena *ar, bir_access **v, uint32_t *n, uint32_t *cap)
 {
-    if (!sba_arena_grow(ar, (void **)v, cap, *n + 1, sizeof **v)) return false;
-    (*v)[(*n)++] = (bir_access){in, operand};
+    if (*n > *cap) {
+        bir_access *nv = sba_arena_array(ar, *n, sizeof *nv);
+        if (!nv) return false;
+        *v = nv;
+        *cap = *n;
+    }
+    *n = 0;
     return true;
+}
+
+static bool size_storage(sba_arena *ar, bir_storage *s)
+{
+    return size_list(ar, &s->readers, &s->nreaders, &s->capreaders) &&
+           size_list(ar, &s->writers, &s->nwriters, &s->capwriters);
 }
 
 static void clear_storage(bir_storage *s)
@@ -442,23 +469,37 @@ sba_status bir_function_build_def_use(bir_function *fn, sba_error *err)
         clear_storage(&fn->sets[i]->storage);
         for (uint32_t j = 0; j < fn->sets[i]->nlocs; j++) clear_storage(&fn->sets[i]->locs[j]->storage);
     }
-    for (uint32_t i = 0; i < fn->ninsts; i++) {
-        bir_inst *in = fn->insts[i];
-        for (int w = 0; w < 2; w++) {
-            bir_operand *ops = w ? in->outs : in->ins;
-            uint32_t nops = w ? in->nouts : in->nins;
-            for (uint32_t k = 0; k < nops; k++) {
-                bir_operand *op = &ops[k];
-                if (!op->set) continue;
-                bir_storage *ss = &op->set->storage;
-                bir_storage *ls = op->loc ? &op->loc->storage : NULL;
-                bool ok = w ? push_access(ar, &ss->writers, &ss->nwriters, &ss->capwriters, in, k)
-                            : push_access(ar, &ss->readers, &ss->nreaders, &ss->capreaders, in, k);
-                if (ok && ls)
-                    ok = w ? push_access(ar, &ls->writers, &ls->nwriters, &ls->capwriters, in, k)
-                           : push_access(ar, &ls->readers, &ls->nreaders, &ls->capreaders, in, k);
-                if (!ok) return nomem(err);
+    /* Two passes, counting then filling, so that every list is allocated once
+     * at its size: a growing list would leave its smaller copies behind in
+     * the arena, on every tensor. */
+    for (int pass = 0; pass < 2; pass++) {
+        for (uint32_t i = 0; i < fn->ninsts; i++) {
+            bir_inst *in = fn->insts[i];
+            for (int w = 0; w < 2; w++) {
+                bir_operand *ops = w ? in->outs : in->ins;
+                uint32_t nops = w ? in->nouts : in->nins;
+                for (uint32_t k = 0; k < nops; k++) {
+                    bir_operand *op = &ops[k];
+                    if (!op->set) continue;
+                    bir_storage *st[2] = {&op->set->storage, op->loc ? &op->loc->storage : NULL};
+                    for (int j = 0; j < 2 && st[j]; j++) {
+                        uint32_t *n = w ? &st[j]->nwriters : &st[j]->nreaders;
+                        bir_access **v = w ? &st[j]->writers : &st[j]->readers;
+                        uint32_t *cap = w ? &st[j]->capwriters : &st[j]->capreaders;
+                        /* (a placement its set no longer lists was not sized) */
+                        if (pass && !sba_arena_grow(ar, (void **)v, cap, *n + 1, sizeof **v))
+                            return nomem(err);
+                        if (pass) (*v)[*n] = (bir_access){in, k};
+                        (*n)++;
+                    }
+                }
             }
+        }
+        if (pass) break;
+        for (uint32_t i = 0; i < fn->nsets; i++) {
+            if (!size_storage(ar, &fn->sets[i]->storage)) return nomem(err);
+            for (uint32_t j = 0; j < fn->sets[i]->nlocs; j++)
+                if (!size_storage(ar, &fn->sets[i]->locs[j]->storage)) return nomem(err);
         }
     }
     return SBA_OK;
