@@ -53,6 +53,13 @@ typedef struct sba_alloc_options {
     uint64_t search_budget;    /* exact packer's work units per function; 0: 4e9 */
     uint32_t max_iterations;   /* spill fixpoint guard; 0: default */
     int64_t dram_page;         /* DRAM scratch alignment and size unit in bytes; 0: 512 */
+    uint32_t jobs;             /* threads allocating functions at once; 0 or 1: one. The
+                                  result is the same whatever the count. Without effect
+                                  when log is set (its lines stay in function order) */
+    /* NULL, or called after each function (from the thread that ran it, one
+     * call at a time): done of total functions finished. */
+    void (*progress)(void *ud, uint32_t done, uint32_t total);
+    void *progress_ud;
 } sba_alloc_options;
 
 /* The DRAM page when sba_alloc_options.dram_page is 0. */

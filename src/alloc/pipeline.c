@@ -1,7 +1,7 @@
 /* The module driver: the order in which a module's memories are allocated.
  *
  *   validate the module
- *   for each function:
+ *   for each function (on sba_alloc_options.jobs threads: jobs.c):
  *       PSUM banks        (src/psum)   the real pipeline's order: spill code
  *       SBUF              (src/sbuf)   touches no PSUM tile, so its placements
  *       DRAM scratch      (src/dram)   stay valid; DRAM last, so the spill homes
@@ -14,6 +14,7 @@
  * Requires: a loaded module. Produces: every placement, or the first error. */
 #include <string.h>
 
+#include "alloc/jobs.h"
 #include "base/clock.h"
 #include "base/error.h"
 #include "dram/dram.h"
@@ -72,6 +73,28 @@ static sba_status analyze_function(bir_function *fn, const sba_target *t, const 
     return st;
 }
 
+typedef struct run_args {
+    bir_module *m;
+    const sba_target *t;
+    const sba_alloc_options *o;
+    bool analyze_only;
+} run_args;
+
+/* Function f, start to end. It reaches its module only through fn->module,
+ * so sba_run_functions (jobs.c) can run several at once. */
+static sba_status run_function(void *ud, uint32_t f, sba_function_report *fr, sba_error *err)
+{
+    const run_args *ra = ud;
+    bir_function *fn = ra->m->fns[f];
+    memset(fr, 0, sizeof *fr);
+    fr->name = fn->name;
+    fr->capacity = ra->t->sbuf_bytes;
+    sba_status st = ra->analyze_only ? analyze_function(fn, ra->t, ra->o, fr, err)
+                                     : allocate_function(fn, ra->t, ra->o, fr, err);
+    if (st == SBA_OK && bir_module_failed(fn->module)) st = sba_err(err, SBA_ERR_NOMEM, "out of memory");
+    return st;
+}
+
 static sba_status run(bir_module *m, const sba_alloc_options *o, sba_alloc_report *r, sba_error *err,
                       bool analyze_only)
 {
@@ -91,13 +114,14 @@ static sba_status run(bir_module *m, const sba_alloc_options *o, sba_alloc_repor
     }
     sba_function_report scratch;
     sba_status st = bir_validate_module(m, err);
+    run_args ra = {m, t, o, analyze_only};
+    /* Several threads, unless a log must keep its lines in function order. */
+    if (st == SBA_OK && o->jobs > 1 && m->nfns > 1 && !o->log)
+        return sba_run_functions(m, o, run_function, &ra, r ? r->fns : NULL, r ? &r->nfns : NULL, err);
     for (uint32_t f = 0; f < m->nfns && st == SBA_OK; f++) {
         sba_function_report *fr = r ? &r->fns[r->nfns++] : &scratch;
-        memset(fr, 0, sizeof *fr);
-        fr->name = m->fns[f]->name;
-        fr->capacity = t->sbuf_bytes;
-        st = analyze_only ? analyze_function(m->fns[f], t, o, fr, err) : allocate_function(m->fns[f], t, o, fr, err);
-        if (st == SBA_OK && bir_module_failed(m)) st = sba_err(err, SBA_ERR_NOMEM, "out of memory");
+        st = run_function(&ra, f, fr, err);
+        if (o->progress) o->progress(o->progress_ud, f + 1, m->nfns);
     }
     return st;
 }

@@ -125,6 +125,27 @@ char *sba_arena_strdup(sba_arena *ar, const char *s)
     return sba_arena_strndup(ar, s, strlen(s));
 }
 
+void sba_arena_adopt(sba_arena *dst, sba_arena *src)
+{
+    /* src's chunks go behind dst's current one, which stays the one dst
+     * allocates from. */
+    sba_arena_chunk *last = src->head;
+    while (last && last->next) last = last->next;
+    if (last) {
+        if (dst->head) {
+            last->next = dst->head->next;
+            dst->head->next = src->head;
+        } else {
+            dst->head = src->head;
+        }
+    }
+    dst->bytes += src->bytes;
+    dst->failed |= src->failed;
+    src->head = NULL;
+    src->cur = src->end = NULL;
+    src->bytes = 0;
+}
+
 bool sba_arena_grow(sba_arena *ar, void **data, uint32_t *cap, uint32_t need, size_t sz)
 {
     if (need <= *cap) return true;

@@ -28,6 +28,9 @@ void *sba_arena_zalloc(sba_arena *ar, size_t size);
 void *sba_arena_array(sba_arena *ar, size_t n, size_t sz);
 char *sba_arena_strdup(sba_arena *ar, const char *s);
 char *sba_arena_strndup(sba_arena *ar, const char *s, size_t n);
+/* Moves every block of src into dst (same allocator): they live until dst is
+ * freed. src is left empty. */
+void sba_arena_adopt(sba_arena *dst, sba_arena *src);
 /* Grows an arena-held array to hold at least `need` elements (doubling);
  * returns false when out of memory. The old storage is abandoned in the arena. */
 bool sba_arena_grow(sba_arena *ar, void **data, uint32_t *cap, uint32_t need, size_t sz);
