@@ -1,5 +1,5 @@
 /* sballoc gen [--seed N] [--tensors N] [--loop-depth D] [--heights MIX]
- *             [--pressure X] [--target trn1|trn2|trn3] [-o OUT]
+ *             [--pressure X] [--target trn1|trn2|trn3] [--functions N] [-o OUT]
  *
  * Writes a generated kernel (see include/sballoc/gen.h) as JSON. Every option
  * value is checked here for its syntax and by the generator for its range;
@@ -13,7 +13,7 @@
 #include "sballoc/gen.h"
 
 static const char USAGE[] = "usage: sballoc gen [--seed N] [--tensors N] [--loop-depth D] "
-                            "[--heights MIX] [--pressure X] [--target trn1|trn2|trn3] [-o OUT]";
+                            "[--heights MIX] [--pressure X] [--target trn1|trn2|trn3] [--functions N] [-o OUT]";
 
 static bool parse_u64(const char *s, uint64_t max, uint64_t *out)
 {
@@ -65,6 +65,10 @@ int cmd_gen(int argc, char **argv)
             if (!parse_u64(v, UINT32_MAX, &n))
                 return cli_usage_error("gen", "--loop-depth: \"%s\" is not a depth", v);
             o.loop_depth = (uint32_t)n;
+        } else if (!strcmp(opt, "--functions")) {
+            if (!parse_u64(v, UINT32_MAX, &n) || n == 0)
+                return cli_usage_error("gen", "--functions: \"%s\" is not a positive count", v);
+            o.functions = (uint32_t)n;
         } else if (!strcmp(opt, "--heights")) {
             o.heights = v;
         } else if (!strcmp(opt, "--pressure")) {

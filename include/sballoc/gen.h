@@ -1,7 +1,8 @@
 /* sballoc — the kernel generator: seeded, realistic BIR modules for tests and
  * benchmarks.
  *
- * A generated module holds one function "kernel": a sequence of stages, each a
+ * A generated module holds one function "kernel" (or several, see
+ * sba_gen_options.functions): a sequence of stages, each a
  * loop nest around a tile body taken from the shapes real kernels are made of
  * (a tiled matmul accumulating into PSUM, a reduction into an SB accumulator,
  * a row softmax, a TensorCopy chain), with DMA loads from ExternalInput DRAM
@@ -42,6 +43,10 @@ typedef struct sba_gen_options {
     /* Geometry; NULL: the trn2 preset. A preset is recorded as the module's
      * arch, any other geometry as its "target". */
     const sba_target *target;
+    /* Functions in the module, 0 or 1: one, "kernel". More: "kernel_0",
+     * "kernel_1", ..., function i being the kernel of seed + i, each with
+     * `tensors` sets; at most 4,096. */
+    uint32_t functions;
 } sba_gen_options;
 
 /* Fills o with the defaults: seed 1, 100 tensors, loop depth 2,

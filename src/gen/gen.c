@@ -200,6 +200,10 @@ static sba_status check_options(const sba_gen_options *o, uint32_t w[3], sba_err
 {
     if (o->tensors < 1 || o->tensors > MAX_TENSORS)
         return sba_err(err, SBA_ERR_USAGE, "tensors must be in 1..%u, got %u", MAX_TENSORS, o->tensors);
+    if (o->functions > 4096)
+        return sba_err(err, SBA_ERR_USAGE, "functions must be in 1..4096, got %u", o->functions);
+    if ((uint64_t)o->tensors * (o->functions ? o->functions : 1) > MAX_TENSORS)
+        return sba_err(err, SBA_ERR_USAGE, "tensors times functions must be at most %u", MAX_TENSORS);
     if (o->loop_depth > MAX_DEPTH)
         return sba_err(err, SBA_ERR_USAGE, "loop depth must be in 0..%d, got %u", MAX_DEPTH,
                        o->loop_depth);
@@ -856,9 +860,9 @@ static uint32_t renumber(bir_function *fn, bir_block *const *blocks, uint32_t nb
     return next;
 }
 
-static bool build(gen *g)
+static bool build(gen *g, const char *fn_name)
 {
-    if (!(g->fn = bir_function_add(g->m, "kernel", g->err))) return false;
+    if (!(g->fn = bir_function_add(g->m, fn_name, g->err))) return false;
     g->pool = sba_arena_array(g->ar, MAX_POOL, sizeof *g->pool);
     if (!g->pool) return sba_err(g->err, SBA_ERR_NOMEM, "out of memory"), false;
     int64_t top = g->cap / g->m->target.sbuf_align * g->m->target.sbuf_align;
@@ -911,8 +915,18 @@ bir_module *sba_gen_module(const sba_gen_options *o, const sba_allocator *a, sba
     }
     g.cap = t->sbuf_bytes;
     g.target = (int64_t)floor(o->pressure * (double)t->sbuf_bytes);
-    g.r.s = o->seed ^ 0x5BA110C5EEDull;
-    if (!build(&g) || bir_module_failed(g.m)) {
+    /* Function i is the one-function module of seed + i, renamed. */
+    uint32_t nfns = o->functions ? o->functions : 1;
+    bool ok = true;
+    for (uint32_t i = 0; i < nfns && ok; i++) {
+        gen gi = g;
+        memset(gi.slot_used, 0, sizeof gi.slot_used);
+        gi.r.s = (o->seed + i) ^ 0x5BA110C5EEDull;
+        char fn_name[32];
+        snprintf(fn_name, sizeof fn_name, nfns > 1 ? "kernel_%u" : "kernel", i);
+        ok = build(&gi, fn_name);
+    }
+    if (!ok || bir_module_failed(g.m)) {
         if (bir_module_failed(g.m)) sba_err(err, SBA_ERR_NOMEM, "out of memory");
         bir_module_free(g.m);
         return NULL;
