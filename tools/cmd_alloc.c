@@ -1,8 +1,11 @@
 /* sballoc analyze / sballoc alloc: the allocators from the command line (alloc --help). */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -157,6 +160,9 @@ static int write_svg(const char *path, const bir_module *m, const sba_alloc_repo
 
 typedef struct alloc_args {
     const char *in, *out;
+    const char **files;    /* every FILE; in is the first */
+    int nfiles;
+    uint32_t jobs;
     const char *target;
     const char *svg;
     bool log, report, report_json, no_verify, help;
@@ -166,14 +172,19 @@ typedef struct alloc_args {
 } alloc_args;
 
 static const char ALLOC_HELP[] =
-    "usage: sballoc alloc FILE [-o OUT] [--target trn1|trn2|trn3] [--strategy coloring|best-fit|greedy-size]\n"
-    "                     [--dram-page N] [--search-budget N] [--report[=json]] [--svg FILE] [--log]\n"
-    "                     [--dump=LIST] [--no-verify]\n"
+    "usage: sballoc alloc FILE... [-o OUT|DIR] [-j N] [--target trn1|trn2|trn3]\n"
+    "                     [--strategy coloring|best-fit|greedy-size] [--dram-page N] [--search-budget N]\n"
+    "                     [--report[=json]] [--svg FILE] [--log] [--dump=LIST] [--no-verify]\n"
     "\n"
-    "Allocates PSUM, SBUF (with spilling) and the DRAM scratch of every function of FILE,\n"
-    "proves the result with the verifier and writes it to OUT.\n"
+    "Allocates PSUM, SBUF (with spilling) and the DRAM scratch of every function of each FILE,\n"
+    "proves the result with the verifier and writes it to OUT. Without -o nothing is written.\n"
     "\n"
     "  -o OUT           write the allocated module to OUT ('-': standard output)\n"
+    "  -o DIR           with several FILEs: write each to DIR/<its base name>; DIR must exist\n"
+    "                   and the base names must differ\n"
+    "  -j N             allocate N functions at once (N files at once when there are several);\n"
+    "                   the output is the same for every N. Reports, logs and errors are printed\n"
+    "                   in FILE order once each file is done; on a terminal, stderr shows progress\n"
     "  --target T       the target preset, instead of the module's own geometry;\n"
     "                   the written module records it\n"
     "  --strategy S     coloring (default), best-fit or greedy-size\n"
@@ -189,7 +200,16 @@ static const char ALLOC_HELP[] =
     "  --svg FILE       draw the allocated SBUF as SVG\n"
     "  --log            print the allocator's diagnostics\n"
     "  --dump=LIST      dumps among nodes, live, igraph, pressure, spill\n"
-    "  --no-verify      skip the verifier\n";
+    "  --no-verify      skip the verifier\n"
+    "\n"
+    "The exit status is the worst over the FILEs: 0 all allocated, 1 one cannot be allocated\n"
+    "(or fails verification), 2 bad usage or bad input.\n";
+
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
 
 static int parse(const char *cmd, int argc, char **argv, alloc_args *a)
 {
@@ -199,10 +219,18 @@ static int parse(const char *cmd, int argc, char **argv, alloc_args *a)
             a->help = true;
             return EXIT_OK;
         } else if (!strcmp(s, "-o") || !strcmp(s, "--target") || !strcmp(s, "--strategy") ||
-                   !strcmp(s, "--dram-page") || !strcmp(s, "--search-budget")) {
+                   !strcmp(s, "--dram-page") || !strcmp(s, "--search-budget") || !strcmp(s, "-j")) {
             if (i + 1 == argc) return cli_usage_error(cmd, "%s needs a value", s);
             const char *v = argv[++i];
             if (!strcmp(s, "-o")) a->out = v;
+            else if (!strcmp(s, "-j")) {
+                char *end;
+                errno = 0;
+                unsigned long n = strtoul(v, &end, 10);
+                if (!*v || *end || errno || n == 0 || n > 64 || v[0] == '-')
+                    return cli_usage_error(cmd, "-j: expected a count of 1 to 64, got \"%s\"", v);
+                a->jobs = (uint32_t)n;
+            }
             else if (!strcmp(s, "--target")) a->target = v;
             else if (!strcmp(s, "--search-budget")) {
                 char *end;
@@ -232,76 +260,228 @@ static int parse(const char *cmd, int argc, char **argv, alloc_args *a)
                 return cli_usage_error(cmd, "unknown dump in \"%s\" (expected nodes, live, igraph, pressure, spill)", s);
         } else if (s[0] == '-' && s[1]) {
             return cli_usage_error(cmd, "unknown option \"%s\"", s);
-        } else if (!a->in) {
-            a->in = s;
         } else {
-            return cli_usage_error(cmd, "unexpected argument \"%s\"", s);
+            if (!a->in) a->in = s;
+            a->files[a->nfiles++] = s;
         }
     }
     if (!a->in) return cli_usage_error(cmd, "expected a FILE");
+    if (a->nfiles > 1) {
+        struct stat st;
+        if (a->svg) return cli_usage_error(cmd, "--svg draws one FILE, and %d were given", a->nfiles);
+        if (a->out && (stat(a->out, &st) != 0 || !S_ISDIR(st.st_mode)))
+            return cli_usage_error(cmd, "-o: with several FILEs, \"%s\" must be an existing directory", a->out);
+        for (int i = 0; i < a->nfiles; i++) {
+            if (!strcmp(a->files[i], "-"))
+                return cli_usage_error(cmd, "standard input ('-') is one FILE only, alone");
+            for (int k = 0; a->out && k < i; k++)
+                if (!strcmp(base_name(a->files[i]), base_name(a->files[k])))
+                    return cli_usage_error(cmd, "\"%s\" and \"%s\" would both be written to %s/%s",
+                                           a->files[k], a->files[i], a->out, base_name(a->files[i]));
+        }
+    }
     if (a->target && !sba_target_preset(a->target))
         return cli_usage_error(cmd, "unknown target \"%s\" (expected trn1, trn2 or trn3)", a->target);
     return EXIT_OK;
 }
 
+/* What one FILE gave: its exit code, the error to print (against `where`),
+ * and its report and log text when several FILEs run at once. */
+typedef struct file_result {
+    int rc;
+    bool has_err;
+    const char *where;
+    char where_buf[4096];
+    sba_error err;
+    char *text;
+    size_t ntext;
+} file_result;
+
+static void record(file_result *fr, const char *where, const sba_error *err)
+{
+    fr->has_err = true;
+    snprintf(fr->where_buf, sizeof fr->where_buf, "%s", where);
+    fr->where = fr->where_buf;
+    fr->err = *err;
+    fr->rc = err->code == SBA_ERR_ALLOC ? EXIT_CHECK : EXIT_BAD;
+}
+
+/* Progress on a terminal: "sballoc: alloc: 12/64 functions". */
+typedef struct progress {
+    const char *what;
+    uint32_t shown;
+} progress;
+
+static void show_progress(void *ud, uint32_t done, uint32_t total)
+{
+    progress *p = ud;
+    fprintf(stderr, "\rsballoc: alloc: %u/%u %s", done, total, p->what);
+    fflush(stderr);
+    p->shown = done;
+}
+
+static void end_progress(const progress *p)
+{
+    if (p->shown) fprintf(stderr, "\r\033[K");
+}
+
+/* Loads, allocates, verifies and writes one FILE to OUT (NULL: nowhere),
+ * the report and log going to logf. Errors are recorded, not printed. */
+static void alloc_file(const alloc_args *a, bool analyze, const char *in, const char *out, FILE *logf,
+                       uint32_t jobs, progress *prog, file_result *res)
+{
+    sba_error err;
+    res->rc = EXIT_OK;
+    bir_module *m = bir_load_file(in, NULL, &err);
+    if (!m) {
+        record(res, strcmp(in, "-") == 0 ? "<stdin>" : in, &err);
+        return;
+    }
+    /* The target is resolved here, once: --target replaces the module's own,
+     * and every step after (allocator, verifier, report, picture, the saved
+     * module) reads the module's. */
+    if (a->target && bir_module_set_target(m, sba_target_preset(a->target), &err) != SBA_OK) {
+        record(res, in, &err);
+        bir_module_free(m);
+        return;
+    }
+    sba_alloc_options o = {.target = NULL,
+                           .strategy = a->strategy,
+                           .log = (a->log || a->dump) ? print_line : NULL,
+                           .log_ud = logf,
+                           .dump = a->dump,
+                           .dram_page = a->dram_page,
+                           .search_budget = a->search_budget,
+                           .jobs = jobs,
+                           .progress = prog && m->nfns > 1 ? show_progress : NULL,
+                           .progress_ud = prog};
+    sba_alloc_report r;
+    sba_status st = analyze ? sba_analyze_module(m, &o, &r, &err) : sba_allocate_module(m, &o, &r, &err);
+    if (prog) end_progress(prog);
+    json_t *verdict = NULL;
+    if (st == SBA_OK && !analyze && !a->no_verify) {
+        /* Every allocation is proved by the independent verifier before it is written. */
+        sba_verify_report vr;
+        sba_verify_options vo = {.dram_page = a->dram_page}; /* the page the DRAM scratch was placed on */
+        st = sba_verify_module_opts(m, &vo, &vr, &err);
+        if (st != SBA_OK && err.code != SBA_ERR_NOMEM && err.code != SBA_ERR_LIMIT) err.code = SBA_ERR_ALLOC;
+        if (st == SBA_OK && a->report)
+            fprintf(logf, "verified: %u functions, %llu reads checked%s\n", vr.functions,
+                    (unsigned long long)vr.reads, vr.exhaustive ? "" : " (long loops sampled: not exhaustive)");
+        if (a->report_json) verdict = verify_json(st == SBA_OK ? "verified" : "failed", &vr, st == SBA_OK ? NULL : &err);
+        /* A rejected allocation still reports what was checked, then fails. */
+        if (st != SBA_OK && a->report_json) print_report_json(logf, m, &r, verdict);
+    } else if (st == SBA_OK && a->report_json) {
+        verdict = verify_json(analyze ? "not run (analyze)" : "not run (--no-verify)", NULL, NULL);
+    }
+    if (st != SBA_OK) {
+        record(res, in, &err);
+    } else {
+        if (a->report_json) print_report_json(logf, m, &r, verdict);
+        else if (analyze || a->report) print_report(logf, &r, analyze);
+        if (!analyze && out && bir_save_file(m, out, &err) != SBA_OK) record(res, out, &err);
+    }
+    if (st == SBA_OK && res->rc == EXIT_OK && a->svg) res->rc = write_svg(a->svg, m, &r);
+    sba_alloc_report_free(&r);
+    bir_module_free(m);
+}
+
+/* Several FILEs: threads take the next file; each file's text is kept and
+ * printed in FILE order at the end, so the output does not depend on -j. */
+typedef struct file_pool {
+    const alloc_args *a;
+    file_result *res;
+    pthread_mutex_t lock;
+    int next, done;
+    progress *prog;
+} file_pool;
+
+static void *file_worker(void *arg)
+{
+    file_pool *P = arg;
+    for (;;) {
+        pthread_mutex_lock(&P->lock);
+        int i = P->next < P->a->nfiles ? P->next++ : -1;
+        pthread_mutex_unlock(&P->lock);
+        if (i < 0) return NULL;
+        file_result *res = &P->res[i];
+        char out[4096];
+        if (P->a->out) snprintf(out, sizeof out, "%s/%s", P->a->out, base_name(P->a->files[i]));
+        FILE *logf = open_memstream(&res->text, &res->ntext);
+        if (!logf) {
+            sba_error err = {.code = SBA_ERR_NOMEM};
+            snprintf(err.message, sizeof err.message, "out of memory");
+            record(res, P->a->files[i], &err);
+        } else {
+            alloc_file(P->a, false, P->a->files[i], P->a->out ? out : NULL, logf, 1, NULL, res);
+            fclose(logf);
+        }
+        pthread_mutex_lock(&P->lock);
+        P->done++;
+        if (P->prog) show_progress(P->prog, (uint32_t)P->done, (uint32_t)P->a->nfiles);
+        pthread_mutex_unlock(&P->lock);
+    }
+}
+
+static int alloc_files(const alloc_args *a)
+{
+    file_result *res = calloc((size_t)a->nfiles, sizeof *res);
+    if (!res) return fprintf(stderr, "sballoc: alloc: out of memory\n"), EXIT_BAD;
+    progress prog = {.what = "files"};
+    file_pool P = {.a = a, .res = res, .prog = isatty(STDERR_FILENO) ? &prog : NULL};
+    pthread_mutex_init(&P.lock, NULL);
+    uint32_t jobs = a->jobs ? a->jobs : 1;
+    if (jobs > (uint32_t)a->nfiles) jobs = (uint32_t)a->nfiles;
+    pthread_t tid[64];
+    uint32_t started = 0;
+    for (; started + 1 < jobs; started++)
+        if (pthread_create(&tid[started], NULL, file_worker, &P) != 0) break;
+    file_worker(&P);
+    for (uint32_t i = 0; i < started; i++) pthread_join(tid[i], NULL);
+    pthread_mutex_destroy(&P.lock);
+    end_progress(&prog);
+    int rc = EXIT_OK;
+    for (int i = 0; i < a->nfiles; i++) {
+        if (res[i].ntext) fwrite(res[i].text, 1, res[i].ntext, stdout);
+        free(res[i].text);
+        if (res[i].has_err) cli_report(res[i].where, &res[i].err);
+        if (res[i].rc > rc) rc = res[i].rc;
+    }
+    fflush(stdout);
+    free(res);
+    return rc;
+}
+
+static int run_parsed(const char *cmd, alloc_args *a_, bool analyze);
+
 static int run(const char *cmd, int argc, char **argv, bool analyze)
 {
-    alloc_args a = {.out = NULL};
+    const char **files = calloc((size_t)(argc > 0 ? argc : 1), sizeof *files);
+    if (!files) return fprintf(stderr, "sballoc: %s: out of memory\n", cmd), EXIT_BAD;
+    alloc_args a = {.out = NULL, .files = files};
     int rc = parse(cmd, argc, argv, &a);
-    if (rc != EXIT_OK) return rc;
+    if (rc == EXIT_OK) rc = run_parsed(cmd, &a, analyze);
+    free(files);
+    return rc;
+}
+
+static int run_parsed(const char *cmd, alloc_args *a_, bool analyze)
+{
+    alloc_args a = *a_;
     if (a.help) {
         if (analyze) printf("usage: sballoc analyze FILE [--target trn1|trn2|trn3] [--log] [--dump=LIST]\n");
         else fputs(ALLOC_HELP, stdout);
         return EXIT_OK;
     }
-    bir_module *m = cli_load(a.in, &rc);
-    if (!m) return rc;
-    /* The target is resolved here, once: --target replaces the module's own,
-     * and every step after (allocator, verifier, report, picture, the saved
-     * module) reads the module's. */
-    sba_error err;
-    if (a.target && bir_module_set_target(m, sba_target_preset(a.target), &err) != SBA_OK) {
-        rc = cli_report(a.in, &err);
-        bir_module_free(m);
-        return rc;
-    }
+    if (analyze && a.nfiles > 1) return cli_usage_error(cmd, "unexpected argument \"%s\"", a.files[1]);
+    if (a.nfiles > 1) return alloc_files(&a);
     FILE *logf = analyze || !a.out || strcmp(a.out, "-") ? stdout : stderr;
-    sba_alloc_options o = {.target = NULL,
-                           .strategy = a.strategy,
-                           .log = (a.log || a.dump) ? print_line : NULL,
-                           .log_ud = logf,
-                           .dump = a.dump,
-                           .dram_page = a.dram_page,
-                           .search_budget = a.search_budget};
-    sba_alloc_report r;
-    sba_status st = analyze ? sba_analyze_module(m, &o, &r, &err) : sba_allocate_module(m, &o, &r, &err);
-    json_t *verdict = NULL;
-    if (st == SBA_OK && !analyze && !a.no_verify) {
-        /* Every allocation is proved by the independent verifier before it is written. */
-        sba_verify_report vr;
-        sba_verify_options vo = {.dram_page = a.dram_page}; /* the page the DRAM scratch was placed on */
-        st = sba_verify_module_opts(m, &vo, &vr, &err);
-        if (st != SBA_OK && err.code != SBA_ERR_NOMEM && err.code != SBA_ERR_LIMIT) err.code = SBA_ERR_ALLOC;
-        if (st == SBA_OK && a.report)
-            fprintf(logf, "verified: %u functions, %llu reads checked%s\n", vr.functions,
-                    (unsigned long long)vr.reads, vr.exhaustive ? "" : " (long loops sampled: not exhaustive)");
-        if (a.report_json) verdict = verify_json(st == SBA_OK ? "verified" : "failed", &vr, st == SBA_OK ? NULL : &err);
-        /* A rejected allocation still reports what was checked, then fails. */
-        if (st != SBA_OK && a.report_json) print_report_json(logf, m, &r, verdict);
-    } else if (st == SBA_OK && a.report_json) {
-        verdict = verify_json(analyze ? "not run (analyze)" : "not run (--no-verify)", NULL, NULL);
-    }
-    if (st != SBA_OK) {
-        rc = cli_report(a.in, &err);
-    } else {
-        if (a.report_json) print_report_json(logf, m, &r, verdict);
-        else if (analyze || a.report) print_report(logf, &r, analyze);
-        if (!analyze && a.out && bir_save_file(m, a.out, &err) != SBA_OK) rc = cli_report(a.out, &err);
-    }
-    if (st == SBA_OK && rc == EXIT_OK && a.svg) rc = write_svg(a.svg, m, &r);
-    sba_alloc_report_free(&r);
-    bir_module_free(m);
-    return rc;
+    progress prog = {.what = "functions"};
+    file_result res = {0};
+    alloc_file(&a, analyze, a.in, analyze ? NULL : a.out, logf, a.jobs,
+               isatty(STDERR_FILENO) ? &prog : NULL, &res);
+    if (res.has_err) cli_report(res.where, &res.err);
+    return res.rc;
 }
 
 int cmd_analyze(int argc, char **argv) { return run("analyze", argc, argv, true); }
