@@ -58,7 +58,7 @@ test-fuzz:
 # examples and generated kernels, verifies each result, and writes
 # bench/results.md and bench/results.csv.
 bench: build
-	./build/release/bench_json
+	./build/release/bench_json | tee bench/results_json.md
 	SBALLOC_SOURCE_DIR=$(CURDIR) ./build/release/bench_alloc
 
 clean:

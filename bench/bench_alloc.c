@@ -14,7 +14,7 @@
  *     the C API, with no JSON: these give the growth exponents.
  * Each run is a child process (so its peak RSS, from getrusage, is its own),
  * limited to --timeout seconds of CPU (default 90; a run stopped there is
- * reported as such), which keeps the default run under ten minutes. It loads the input — timing json_loadb alone, then
+ * reported as such), which keeps the default run under ten minutes. It loads the input — timing the JSON parse alone, then
  * bir_load_buffer, whose difference is the model build — allocates
  * (sba_allocate_module: the report's lower bound, peak used, spills and
  * seconds per phase), verifies the result with sba_verify_module, and for a
@@ -30,7 +30,6 @@
  * The source directory defaults to $SBALLOC_SOURCE_DIR, else ".". */
 #include <errno.h>
 #include <glob.h>
-#include <jansson.h>
 #include <math.h>
 #include <signal.h>
 #include <stdint.h>
@@ -42,6 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/json.h"
 #include "sballoc/alloc.h"
 #include "sballoc/csv.h"
 #include "sballoc/gen.h"
@@ -229,12 +229,11 @@ static bir_module *load(const bench_case *c, result *r)
         r->build_s = now() - t0;
         if (!m) fail(r, RUN_LOAD_FAILED, "import", &err);
     } else {
-        json_error_t je;
         double t0 = now();
-        json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+        sba_json_doc *doc = sba_json_parse(text, len, 0, NULL, NULL, NULL);
         r->parse_s = now() - t0;
         r->has_parse = true;
-        json_decref(root);
+        sba_json_doc_free(doc);
         t0 = now();
         m = bir_load_buffer(text, len, c->path, NULL, &err);
         double load_s = now() - t0;
@@ -620,7 +619,7 @@ static void write_markdown(FILE *f, const bench_case *cases, const result *res, 
                "program points of the live SB bytes per partition (`lower_bound_total`); *peak used*: the "
                "highest byte any placement reaches (`high_water`); *result*: fits, or the tensors spilled "
                "to DRAM and their bytes per partition; *model build*: `bir_load_buffer` minus the "
-               "`json_loadb` it contains, the CSV import, or the generation; *verify*: `sba_verify_module` "
+               "JSON parse (base/json) it contains, the CSV import, or the generation; *verify*: `sba_verify_module` "
                "(\"ok\" is a proof, \"sampled\" ran long loops in part), plus for CSV instances the exported "
                "packing checked by `sba_csv_check`; *alloc memory B/set*: the allocation's peak resident set "
                "over the resident set of the loaded model, per memory-location set (an upper bound on what the "
@@ -805,6 +804,17 @@ int main(int argc, char **argv)
         FILE *f = fopen(path, "w");
         if (f) {
             write_markdown(f, cases, res, nres, &o, notes, wall);
+            /* bench_json's tables (make bench runs it first), kept with these. */
+            char jpath[4200];
+            snprintf(jpath, sizeof jpath, "%s/bench/results_json.md", o.source);
+            FILE *j = fopen(jpath, "r");
+            if (j) {
+                fprintf(f, "\n## JSON load and save, and functions in parallel (bench_json)\n\n");
+                char buf[4096];
+                size_t got;
+                while ((got = fread(buf, 1, sizeof buf, j)) > 0) fwrite(buf, 1, got, f);
+                fclose(j);
+            }
             fclose(f);
         } else {
             fprintf(stderr, "bench_alloc: cannot write %s\n", path);

@@ -6,21 +6,44 @@
  * (best of three runs each), checks that the loaded module re-saves
  * byte-identical, and prints a markdown table. MB is 10^6 bytes.
  *
- * usage: bench_json [TARGET_MB]   (default 50) */
+ * Then, on the generated module of 100,000 tensors (`sballoc gen --seed 7
+ * --tensors 100000 --target trn2`, about 180 MB), side by side in one run:
+ * jansson's parse and its DOM dump (what the loader and saver cost before
+ * base/json) against base/json's parse and the direct writer, in wall and CPU
+ * seconds; the model's own memory per tensor; and the sballoc command next to
+ * this program (`check`, `alloc`, each a child process: wall time and peak
+ * RSS). Last, a module of 64 functions of 5,000 tensors allocated with -j 1
+ * and -j 2 (outputs compared byte for byte).
+ *
+ * usage: bench_json [TARGET_MB] [--no-large]   (default 50) */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <jansson.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "base/arena.h"
+#include "base/json.h"
+#include "sballoc/alloc.h"
 #include "sballoc/bir.h"
+#include "sballoc/gen.h"
+#include "sballoc/verify.h"
 
 static double now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static double cpu(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
@@ -200,8 +223,262 @@ static char *save(const bir_module *m, size_t *len)
     return text;
 }
 
+/* Runs `sballoc ARGS...` (the binary next to this program); wall seconds
+ * and peak RSS in MB, or -1 when it failed. */
+static double run_cli(const char *self, const char *const *args, double *rss_mb, double *cpu_s)
+{
+    char bin[4096];
+    const char *slash = strrchr(self, '/');
+    snprintf(bin, sizeof bin, "%.*ssballoc", slash ? (int)(slash - self + 1) : 0, self);
+    const char *argv[16] = {bin};
+    int n = 1;
+    for (; args[n - 1] && n < 15; n++) argv[n] = args[n - 1];
+    argv[n] = NULL;
+    /* An intermediate child runs the command, so that its RUSAGE_CHILDREN is
+     * the command's alone, and sends back the status and peak RSS. */
+    int fds[2];
+    if (pipe(fds) != 0) return -1;
+    double t0 = now();
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fds[0]);
+        pid_t g = fork();
+        if (g == 0) {
+            if (!freopen("/dev/null", "w", stdout)) _exit(127);
+            execv(bin, (char *const *)(uintptr_t)argv);
+            _exit(127);
+        }
+        int st = -1;
+        long res[3] = {-1, 0, 0};
+        if (g > 0 && waitpid(g, &st, 0) == g) {
+            struct rusage ru;
+            getrusage(RUSAGE_CHILDREN, &ru);
+            res[0] = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+            res[1] = ru.ru_maxrss;
+            res[2] = (long)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000 + ru.ru_utime.tv_usec +
+                     ru.ru_stime.tv_usec;
+        }
+        _exit(write(fds[1], res, sizeof res) == (ssize_t)sizeof res ? 0 : 1);
+    }
+    close(fds[1]);
+    long res[3] = {-1, 0, 0};
+    bool got = pid > 0 && read(fds[0], res, sizeof res) == (ssize_t)sizeof res;
+    close(fds[0]);
+    if (pid > 0) waitpid(pid, NULL, 0);
+    double t = now() - t0;
+    *rss_mb = (double)res[1] * 1024.0 / 1e6;
+    *cpu_s = (double)res[2] / 1e6;
+    return got && res[0] == 0 ? t : -1;
+}
+
+static bool same_file(const char *a, const char *b)
+{
+    FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+    bool same = fa && fb;
+    while (same) {
+        int ca = getc(fa), cb = getc(fb);
+        if (ca != cb) same = false;
+        if (ca == EOF || cb == EOF) break;
+    }
+    if (fa) fclose(fa);
+    if (fb) fclose(fb);
+    return same;
+}
+
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+        free(buf);
+        buf = NULL;
+    }
+    fclose(f);
+    *len = (size_t)n;
+    return buf;
+}
+
+typedef struct large_inputs {
+    char in[64], fin[64];
+    double check_s, check_rss, check_cpu, alloc_s, alloc_rss, alloc_cpu, j1_s, j1_rss, j1_cpu, j2_s, j2_rss,
+        j2_cpu;
+    bool j_same;
+} large_inputs;
+
+/* The generated inputs, written by a child (this process stays small, so the
+ * commands it starts report their own peak RSS), and the commands' figures. */
+static void large_commands(const char *self, large_inputs *L)
+{
+    snprintf(L->in, sizeof L->in, "/tmp/bench_json_100k.%ld", (long)getpid());
+    snprintf(L->fin, sizeof L->fin, "/tmp/bench_json_64fn.%ld", (long)getpid());
+    pid_t pid = fork();
+    if (pid == 0) {
+        sba_gen_options g;
+        sba_gen_defaults(&g);
+        g.seed = 7;
+        g.tensors = 100000;
+        sba_error err;
+        bir_module *m = sba_gen_module(&g, NULL, &err);
+        if (!m || bir_save_file(m, L->in, &err) != SBA_OK) _exit(1);
+        bir_module_free(m);
+        g.seed = 1;
+        g.tensors = 5000;
+        g.functions = 64;
+        m = sba_gen_module(&g, NULL, &err);
+        if (!m || bir_save_file(m, L->fin, &err) != SBA_OK) _exit(1);
+        bir_module_free(m);
+        _exit(0);
+    }
+    int st;
+    if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+        fprintf(stderr, "bench_json: cannot write the generated inputs\n");
+        exit(1);
+    }
+    char out[80], o1[80], o2[80];
+    snprintf(out, sizeof out, "%s.out", L->in);
+    snprintf(o1, sizeof o1, "%s.j1", L->fin);
+    snprintf(o2, sizeof o2, "%s.j2", L->fin);
+    const char *check_args[] = {"check", L->in, NULL};
+    const char *alloc_args[] = {"alloc", L->in, "-o", out, NULL};
+    const char *a1[] = {"alloc", L->fin, "-o", o1, "-j", "1", NULL};
+    const char *a2[] = {"alloc", L->fin, "-o", o2, "-j", "2", NULL};
+    L->check_s = run_cli(self, check_args, &L->check_rss, &L->check_cpu);
+    L->alloc_s = run_cli(self, alloc_args, &L->alloc_rss, &L->alloc_cpu);
+    L->j1_s = run_cli(self, a1, &L->j1_rss, &L->j1_cpu);
+    L->j2_s = run_cli(self, a2, &L->j2_rss, &L->j2_cpu);
+    L->j_same = same_file(o1, o2);
+    remove(out);
+    remove(o1);
+    remove(o2);
+}
+
+/* Seconds of sba_allocate_module alone on a fresh load of the text with
+ * `jobs` threads; the result verified, its saved text in *out (malloc'd). */
+static double allocate_with(const char *text, size_t len, uint32_t jobs, char **out, size_t *outlen)
+{
+    sba_error err;
+    bir_module *m = bir_load_buffer(text, len, "bench", NULL, &err);
+    if (!m) die("load 64 functions", &err);
+    sba_alloc_options o = {.jobs = jobs};
+    double t0 = now();
+    if (sba_allocate_module(m, &o, NULL, &err) != SBA_OK) die("allocate 64 functions", &err);
+    double t = now() - t0;
+    sba_verify_report vr;
+    if (sba_verify_module(m, &vr, &err) != SBA_OK) die("verify 64 functions", &err);
+    if (bir_save_buffer(m, out, outlen, &err) != SBA_OK) die("save 64 functions", &err);
+    char *copy = malloc(*outlen);
+    if (!copy) die("copy", &err);
+    memcpy(copy, *out, *outlen);
+    bir_free_text(m, *out);
+    *out = copy;
+    bir_module_free(m);
+    return t;
+}
+
+static void large(const large_inputs *L)
+{
+    sba_error err = {0};
+    size_t len;
+    char *text = read_file(L->in, &len);
+    if (!text) die("read the generated module", &err);
+    double mb = (double)len / 1e6;
+
+    /* jansson, as the loader and the saver used it */
+    json_error_t je;
+    double w0 = now(), c0 = cpu();
+    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+    double jp_w = now() - w0, jp_c = cpu() - c0;
+    if (!root) {
+        fprintf(stderr, "bench_json: jansson: %s\n", je.text);
+        exit(1);
+    }
+    w0 = now(), c0 = cpu();
+    size_t jn = json_dumpb(root, NULL, 0, JSON_INDENT(2));
+    char *jtext = malloc(jn + 1);
+    if (!jtext || json_dumpb(root, jtext, jn, JSON_INDENT(2)) != jn) die("jansson dump", &err);
+    double jd_w = now() - w0, jd_c = cpu() - c0;
+    json_decref(root);
+
+    /* base/json and the model */
+    w0 = now(), c0 = cpu();
+    sba_json_doc *doc = sba_json_parse(text, len, 0, NULL, NULL, NULL);
+    double bp_w = now() - w0, bp_c = cpu() - c0;
+    if (!doc) die("parse", &err);
+    double doc_mb = (double)sba_json_doc_bytes(doc) / 1e6;
+    sba_json_doc_free(doc);
+    w0 = now(), c0 = cpu();
+    bir_module *m = bir_load_buffer(text, len, "bench", NULL, &err);
+    double ld_w = now() - w0, ld_c = cpu() - c0;
+    if (!m) die("load", &err);
+    uint64_t sets = 0;
+    for (uint32_t f = 0; f < m->nfns; f++) sets += m->fns[f]->nsets;
+    double model_b = (double)(m->arena->bytes - (size_t)(m->arena->end - m->arena->cur)) / (double)sets;
+    char *stext;
+    size_t slen;
+    w0 = now(), c0 = cpu();
+    if (bir_save_buffer(m, &stext, &slen, &err) != SBA_OK) die("save", &err);
+    double sv_w = now() - w0, sv_c = cpu() - c0;
+    bool same = slen == jn + 1 && memcmp(stext, jtext, jn) == 0;
+    bir_free_text(m, stext);
+    bir_module_free(m);
+    free(jtext);
+    free(text);
+
+    printf("\n| 100,000 tensors (%.1f MB) | before: jansson | now: base/json |\n|---|---:|---:|\n", mb);
+    printf("| parse, wall (CPU) | %.2f s (%.2f s), %.0f MB/s | %.2f s (%.2f s), %.0f MB/s |\n", jp_w, jp_c,
+           mb / jp_w, bp_w, bp_c, mb / bp_w);
+    printf("| parse, MB per CPU second | %.0f MB/s | %.0f MB/s |\n", mb / jp_c, mb / bp_c);
+    printf("| document held | | %.0f MB |\n", doc_mb);
+    printf("| load: parse + model build, wall (CPU) | | %.2f s (%.2f s) |\n", ld_w, ld_c);
+    printf("| save, wall (CPU) | %.2f s (%.2f s), the DOM dump alone | %.2f s (%.2f s), %.0f MB/s |\n", jd_w,
+           jd_c, sv_w, sv_c, mb / sv_w);
+    printf("| saved text identical to jansson's | | %s |\n", same ? "yes" : "NO");
+    printf("| model memory per tensor (arena bytes used / sets) | 1,846 B (before this change) | %.0f B |\n",
+           model_b);
+    printf("| `sballoc check`: wall (CPU), peak RSS | 4.2 s, 978 MB (before) | %.2f s (%.2f s), %.0f MB |\n",
+           L->check_s, L->check_cpu, L->check_rss);
+    printf("| `sballoc alloc -o`: wall (CPU), peak RSS | 8.3 s, 1,012 MB (before) | %.2f s (%.2f s), %.0f MB |\n",
+           L->alloc_s, L->alloc_cpu, L->alloc_rss);
+
+    /* 64 functions of 5,000 tensors, -j 1 against -j 2 */
+    text = read_file(L->fin, &len);
+    if (!text) die("read the 64-function module", &err);
+    char *t1, *t2;
+    size_t n1, n2;
+    double a1 = allocate_with(text, len, 1, &t1, &n1);
+    double a2 = allocate_with(text, len, 2, &t2, &n2);
+    bool same12 = n1 == n2 && memcmp(t1, t2, n1) == 0;
+    free(t1);
+    free(t2);
+    free(text);
+    double la[3] = {0};
+    FILE *lf = fopen("/proc/loadavg", "r");
+    if (lf) {
+        if (fscanf(lf, "%lf %lf %lf", &la[0], &la[1], &la[2]) != 3) la[0] = 0;
+        fclose(lf);
+    }
+    printf("\n| 64 functions x 5,000 tensors (%.0f MB) | -j 1 | -j 2 |\n|---|---:|---:|\n", (double)len / 1e6);
+    printf("| sba_allocate_module alone, wall | %.2f s | %.2f s (x%.2f) |\n", a1, a2, a1 / a2);
+    printf("| `sballoc alloc -o` (load, allocate, verify, save): wall (CPU) | %.2f s (%.2f s) | %.2f s (%.2f s) |\n",
+           L->j1_s, L->j1_cpu, L->j2_s, L->j2_cpu);
+    printf("| peak RSS | %.0f MB | %.0f MB |\n", L->j1_rss, L->j2_rss);
+    printf("| outputs byte-identical | | %s (API), %s (CLI) |\n", same12 ? "yes" : "NO", L->j_same ? "yes" : "NO");
+    printf("| machine load average while measuring (2 cores) | %.1f | |\n", la[0]);
+    remove(L->in);
+    remove(L->fin);
+}
+
 int main(int argc, char **argv)
 {
+    bool no_large = argc > 1 && strcmp(argv[argc - 1], "--no-large") == 0;
+    if (no_large) argc--;
+    large_inputs L;
+    memset(&L, 0, sizeof L);
+    if (!no_large) large_commands(argv[0], &L);
     double target_mb = argc > 1 ? atof(argv[1]) : 50.0;
     if (target_mb <= 0) {
         fprintf(stderr, "usage: bench_json [TARGET_MB]\n");
@@ -260,5 +537,6 @@ int main(int argc, char **argv)
     printf("| load (best of 3) | %.3f s, %.1f MB/s |\n", best_load, mb / best_load);
     printf("| re-save byte-identical | %s |\n", identical ? "yes" : "NO");
     printf("| peak RSS | %.0f MB |\n", (double)ru.ru_maxrss * 1024.0 / 1e6);
+    if (!no_large) large(&L);
     return identical ? 0 : 1;
 }
