@@ -176,3 +176,18 @@ Test(json_doc, writer_refuses_invalid_utf8)
     cr_assert(w.bad_utf8);
     cr_assert_null(out);
 }
+
+/* An empty object or array holds no block: lookups find nothing, safely. */
+Test(json_doc, empty_containers)
+{
+    sba_json_doc *d = sba_json_parse("{\"o\": {}, \"a\": []}", 18, 0, NULL, NULL, NULL);
+    cr_assert_not_null(d);
+    const sba_json *o = sba_json_object_get(sba_json_doc_root(d), "o");
+    cr_assert(sba_json_is_object(o));
+    cr_assert_null(sba_json_object_get(o, "x"));
+    cr_assert_null(sba_json_object_first(o));
+    const sba_json *a = sba_json_object_get(sba_json_doc_root(d), "a");
+    cr_assert_eq(sba_json_array_size(a), 0);
+    cr_assert_null(sba_json_array_get(a, 0));
+    sba_json_doc_free(d);
+}

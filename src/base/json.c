@@ -576,7 +576,7 @@ void sba_json_doc_free(sba_json_doc *d)
 
 sba_json *sba_json_object_get(const sba_json *v, const char *key)
 {
-    if (!sba_json_is_object(v)) return NULL;
+    if (!sba_json_is_object(v) || v->n == 0) return NULL; /* an empty object has no block */
     const char *const *keys = (const char *const *)(const void *)(v->u.kids + v->n);
     for (uint32_t i = 0; i < v->n; i++)
         if (keys[i][0] == key[0] && strcmp(keys[i], key) == 0) return &v->u.kids[i];
