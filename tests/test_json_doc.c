@@ -51,6 +51,16 @@ Test(json_doc, accepts_exactly_what_jansson_accepts)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) agree(cases[i], strlen(cases[i]));
     agree("[1,\0 2]", 7);
     agree("[\"a\0b\"]", 7);
+    /* jansson loses one NUL byte right after a number or a literal */
+    agree("[1\0]", 4);
+    agree("[1\0\0]", 5);
+    agree("[1 \0]", 5);
+    agree("[-1.5e3\0,2]", 11);
+    agree("[true\0]", 7);
+    agree("{\"a\":null\0}", 11);
+    agree("[\"a\"\0]", 6);
+    agree("[\0 1]", 5);
+    agree("[1\0x]", 5);
 }
 
 /* jansson counts every value against its depth of 2048, scalars included. */

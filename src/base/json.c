@@ -291,6 +291,14 @@ bad:
 
 static bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
+/* jansson reads one character past a number or a literal and puts it back;
+ * a NUL byte put back is lost (its stream treats it as the end of its
+ * buffer). So one NUL right after such a token is skipped, as there. */
+static void skip_lost_nul(parser *P)
+{
+    if (P->p < P->end && *P->p == '\0') P->p++;
+}
+
 static bool scan_number(parser *P, sba_json *out)
 {
     const char *p = P->p, *e = P->end, *start = p;
@@ -325,6 +333,7 @@ static bool scan_number(parser *P, sba_json *out)
         out->type = SBA_JSON_INTEGER;
         out->u.i = neg ? (mag == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)mag) : (int64_t)mag;
         P->p = p;
+        skip_lost_nul(P);
         return true;
     }
     char buf[128], *heap = NULL, *t = buf;
@@ -340,6 +349,7 @@ static bool scan_number(parser *P, sba_json *out)
     out->type = SBA_JSON_REAL;
     out->u.d = d;
     P->p = p;
+    skip_lost_nul(P);
     return true;
 }
 
@@ -495,6 +505,7 @@ static bool literal(parser *P, const char *word, size_t n, uint32_t type, sba_js
     out->type = type;
     out->n = 0;
     out->u.i = 0;
+    skip_lost_nul(P);
     return true;
 }
 
