@@ -562,8 +562,11 @@ sba_status bir_function_build_def_use(bir_function *fn, sba_error *err);
 
 /* ---- JSON -------------------------------------------------------------- */
 
-/* Loads a module from JSON text. `file` names the input in messages. Returns
- * NULL and fills err on any failure; the partial module is freed. */
+/* Loads a module from JSON text. Returns NULL and fills err on any failure
+ * (line:column for a syntax error, the JSON path for a value in the wrong
+ * place); the partial module is freed. `file` is not read: err carries no
+ * file name, and the caller, who knows what it passed, names the input in
+ * its own message (the CLI prints "FILE:LINE:COL: error: ..."). */
 bir_module *bir_load_buffer(const char *text, size_t len, const char *file,
                             const sba_allocator *a, sba_error *err);
 /* Loads from a path; "-" is standard input. */

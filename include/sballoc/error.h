@@ -40,9 +40,13 @@ typedef struct sba_error {
     char message[768];
 } sba_error;
 
-/* The one memory hook of the library. Every byte the library takes comes from
+/* The one memory hook of the library. Every byte the model, the loader's
+ * document, the allocators, the verifier and the writers take comes from
  * here, so tests can make the Nth allocation fail. NULL means the C library's
- * malloc/realloc/free. */
+ * malloc/realloc/free. Two things take memory of their own: jansson, which
+ * re-parses a text the loader rejected (for its message and line:column),
+ * allocates with malloc; and the threads of sba_alloc_options.jobs take their
+ * stacks from the C library. */
 typedef struct sba_allocator {
     void *(*alloc)(void *ud, size_t size);
     void *(*realloc)(void *ud, void *ptr, size_t size);
