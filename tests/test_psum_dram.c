@@ -265,6 +265,19 @@ Test(psum, oversubscription_names_the_point_and_the_tiles)
     bir_module_free(m);
 }
 
+/* PSUM location `name` of `text` pre-placed at (bank, addr): the text with
+ * them inserted. */
+static const char *preplace(const char *text, const char *name, int bank, int addr)
+{
+    static char out[65536], key[64];
+    snprintf(key, sizeof key, "\"name\": \"%s\", \"type\": \"PSUM\"", name);
+    const char *at = strstr(text, key);
+    cr_assert_not_null(at);
+    size_t head = (size_t)(at - text) + strlen(key);
+    snprintf(out, sizeof out, "%.*s, \"bank\": %d, \"addr\": %d%s", (int)head, text, bank, addr, text + head);
+    return out;
+}
+
 Test(psum, preplaced_tile_is_fixed)
 {
     int f[] = {512, 512};
@@ -272,12 +285,7 @@ Test(psum, preplaced_tile_is_fixed)
     b.n = 0;
     psum_kernel(&b, "\"arch\": \"trn2\", ", 2, f, NULL, NULL, false);
     /* pre-place p1 in bank 0: p0 must go elsewhere */
-    char *at = strstr(b.s, "\"name\": \"p1\", \"type\": \"PSUM\"");
-    cr_assert_not_null(at);
-    static char text[65536];
-    size_t head = (size_t)(at - b.s) + strlen("\"name\": \"p1\", \"type\": \"PSUM\"");
-    snprintf(text, sizeof text, "%.*s, \"bank\": 0, \"addr\": 0%s", (int)head, b.s, b.s + head);
-    bir_module *m = load(text);
+    bir_module *m = load(preplace(b.s, "p1", 0, 0));
     run r = alloc(m, 0);
     cr_assert_eq(r.st, SBA_OK, "%s", r.err.message);
     cr_assert_eq(find_loc(m, "p1_set", "p1")->bank, 0);
@@ -296,12 +304,7 @@ Test(psum, negative_preplaced_bank_means_its_magnitude)
     static buf b;
     b.n = 0;
     psum_kernel(&b, "\"arch\": \"trn2\", ", 2, f, NULL, NULL, false);
-    char *at = strstr(b.s, "\"name\": \"p1\", \"type\": \"PSUM\"");
-    cr_assert_not_null(at);
-    static char text[65536];
-    size_t head = (size_t)(at - b.s) + strlen("\"name\": \"p1\", \"type\": \"PSUM\"");
-    snprintf(text, sizeof text, "%.*s, \"bank\": -1, \"addr\": 0%s", (int)head, b.s, b.s + head);
-    bir_module *m = load(text);
+    bir_module *m = load(preplace(b.s, "p1", -1, 0));
     run r = alloc(m, 0);
     cr_assert_eq(r.st, SBA_OK, "%s", r.err.message);
     bir_location *p1 = find_loc(m, "p1_set", "p1");
@@ -313,17 +316,6 @@ Test(psum, negative_preplaced_bank_means_its_magnitude)
     cr_assert_neq(find_loc(m, "p0_set", "p0")->bank, 1);
     sba_alloc_report_free(&r.rep);
     bir_module_free(m);
-}
-
-/* p0 of `text` pre-placed at (bank, addr): the text with them inserted. */
-static const char *preplace_p0(const char *text, int bank, int addr)
-{
-    static char out[65536];
-    const char *at = strstr(text, "\"name\": \"p0\", \"type\": \"PSUM\"");
-    cr_assert_not_null(at);
-    size_t head = (size_t)(at - text) + strlen("\"name\": \"p0\", \"type\": \"PSUM\"");
-    snprintf(out, sizeof out, "%.*s, \"bank\": %d, \"addr\": %d%s", (int)head, text, bank, addr, text + head);
-    return out;
 }
 
 Test(psum, blocks_together_larger_than_a_bank_span_banks_each_inside_one)
@@ -465,20 +457,20 @@ Test(psum, preplaced_blocks_are_checked_block_by_block)
     static buf b;
     b.n = 0;
     psum_kernel(&b, "\"arch\": \"trn2\", ", 1, f, nb, NULL, false);
-    bir_module *m = load(preplace_p0(b.s, 3, 512));
+    bir_module *m = load(preplace(b.s, "p0", 3, 512));
     run r = alloc(m, 0);
     cr_assert_eq(r.st, SBA_OK, "%s", r.err.message);
     cr_assert_eq(find_loc(m, "p0_set", "p0")->bank, 3);
     sba_alloc_report_free(&r.rep);
     bir_module_free(m);
-    m = load(preplace_p0(b.s, 3, 0));
+    m = load(preplace(b.s, "p0", 3, 0));
     r = alloc(m, 0);
     cr_assert_eq(r.st, SBA_ERR_MODEL);
     cr_assert_str_eq(r.err.message, "pre-placed PSUM location \"p0\": block 1 at bytes [1536, 3072) of bank 3 "
                                     "crosses the end of the bank at 2048");
     sba_alloc_report_free(&r.rep);
     bir_module_free(m);
-    m = load(preplace_p0(b.s, 7, 512));
+    m = load(preplace(b.s, "p0", 7, 512));
     r = alloc(m, 0);
     cr_assert_eq(r.st, SBA_ERR_MODEL);
     cr_assert_str_eq(r.err.message, "pre-placed PSUM location \"p0\": block 1 falls in bank 8, outside [0, 8)");
