@@ -1,7 +1,12 @@
 /* sballoc gen [--seed N] [--tensors N] [--loop-depth D] [--heights MIX]
  *             [--pressure X] [--target trn1|trn2|trn3] [--functions N] [-o OUT]
+ * sballoc gen --planted [--seed N] [--tensors N] [--heights MIX] [--capacity B]
+ *             [--span T] [--min-size B] [-o OUT] [--solution FILE]
  *
- * Writes a generated kernel (see include/sballoc/gen.h) as JSON. Every option
+ * Writes a generated kernel (see include/sballoc/gen.h) as JSON; with
+ * --planted, a packing instance with a known zero-slack packing
+ * (src/gen/planted.c), and with --solution FILE that packing too, as the
+ * same module allocated (`sballoc verify FILE` checks it). Every option
  * value is checked here for its syntax and by the generator for its range;
  * either failure is a usage error (exit 2). */
 #include <errno.h>
@@ -13,7 +18,9 @@
 #include "sballoc/gen.h"
 
 static const char USAGE[] = "usage: sballoc gen [--seed N] [--tensors N] [--loop-depth D] "
-                            "[--heights MIX] [--pressure X] [--target trn1|trn2|trn3] [--functions N] [-o OUT]";
+                            "[--heights MIX] [--pressure X] [--target trn1|trn2|trn3] [--functions N] [-o OUT]\n"
+                            "       sballoc gen --planted [--seed N] [--tensors N] [--heights MIX] "
+                            "[--capacity B] [--span T] [--min-size B] [-o OUT] [--solution FILE]";
 
 static bool parse_u64(const char *s, uint64_t max, uint64_t *out)
 {
@@ -40,13 +47,19 @@ int cmd_gen(int argc, char **argv)
 {
     sba_gen_options o;
     sba_gen_defaults(&o);
-    const char *out = "-";
+    sba_planted_options po;
+    sba_planted_defaults(&po);
+    const char *out = "-", *solution = NULL, *only_plain = NULL, *only_planted = NULL;
+    bool planted = false;
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--planted")) planted = true;
     for (int i = 1; i < argc; i++) {
         const char *opt = argv[i];
         if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
             printf("%s\n", USAGE);
             return EXIT_OK;
         }
+        if (!strcmp(opt, "--planted")) continue;
         if (i + 1 == argc) {
             if (opt[0] == '-') return cli_usage_error("gen", "%s needs a value (%s)", opt, USAGE);
             return cli_usage_error("gen", "unexpected argument \"%s\" (%s)", opt, USAGE);
@@ -56,25 +69,43 @@ int cmd_gen(int argc, char **argv)
         if (!strcmp(opt, "--seed")) {
             if (!parse_u64(v, UINT64_MAX, &n))
                 return cli_usage_error("gen", "--seed: \"%s\" is not an unsigned integer", v);
-            o.seed = n;
+            o.seed = po.seed = n;
         } else if (!strcmp(opt, "--tensors")) {
             if (!parse_u64(v, UINT32_MAX, &n))
                 return cli_usage_error("gen", "--tensors: \"%s\" is not a count", v);
-            o.tensors = (uint32_t)n;
+            o.tensors = po.tensors = (uint32_t)n;
+        } else if (!strcmp(opt, "--capacity") || !strcmp(opt, "--min-size")) {
+            if (!parse_u64(v, (uint64_t)1 << 40, &n))
+                return cli_usage_error("gen", "%s: \"%s\" is not a byte count", opt, v);
+            if (opt[2] == 'c') po.capacity = (int64_t)n;
+            else po.min_size = (int64_t)n;
+            only_planted = opt;
+        } else if (!strcmp(opt, "--span")) {
+            if (!parse_u64(v, UINT32_MAX, &n) || n == 0)
+                return cli_usage_error("gen", "--span: \"%s\" is not a count of time steps", v);
+            po.span = (uint32_t)n;
+            only_planted = opt;
+        } else if (!strcmp(opt, "--solution")) {
+            solution = v;
+            only_planted = opt;
         } else if (!strcmp(opt, "--loop-depth")) {
             if (!parse_u64(v, UINT32_MAX, &n))
                 return cli_usage_error("gen", "--loop-depth: \"%s\" is not a depth", v);
             o.loop_depth = (uint32_t)n;
+            only_plain = opt;
         } else if (!strcmp(opt, "--functions")) {
             if (!parse_u64(v, UINT32_MAX, &n) || n == 0)
                 return cli_usage_error("gen", "--functions: \"%s\" is not a positive count", v);
             o.functions = (uint32_t)n;
+            only_plain = opt;
         } else if (!strcmp(opt, "--heights")) {
-            o.heights = v;
+            o.heights = po.heights = v;
         } else if (!strcmp(opt, "--pressure")) {
+            only_plain = opt;
             if (!parse_real(v, &o.pressure))
                 return cli_usage_error("gen", "--pressure: \"%s\" is not a number", v);
         } else if (!strcmp(opt, "--target")) {
+            only_plain = opt;
             if (!(o.target = sba_target_preset(v)))
                 return cli_usage_error("gen", "--target: unknown target \"%s\" (trn1, trn2, trn3)", v);
         } else if (!strcmp(opt, "-o")) {
@@ -83,8 +114,10 @@ int cmd_gen(int argc, char **argv)
             return cli_usage_error("gen", "unknown option \"%s\" (%s)", opt, USAGE);
         }
     }
+    if (planted && only_plain) return cli_usage_error("gen", "%s does not apply to --planted", only_plain);
+    if (!planted && only_planted) return cli_usage_error("gen", "%s applies only to --planted", only_planted);
     sba_error err;
-    bir_module *m = sba_gen_module(&o, NULL, &err);
+    bir_module *m = planted ? sba_gen_planted(&po, false, NULL, &err) : sba_gen_module(&o, NULL, &err);
     if (!m) {
         if (err.code == SBA_ERR_USAGE) return cli_usage_error("gen", "%s", err.message);
         return cli_report("gen", &err);
@@ -92,5 +125,10 @@ int cmd_gen(int argc, char **argv)
     int rc = EXIT_OK;
     if (bir_save_file(m, out, &err) != SBA_OK) rc = cli_report(out, &err);
     bir_module_free(m);
+    if (rc == EXIT_OK && solution) {
+        if (!(m = sba_gen_planted(&po, true, NULL, &err))) return cli_report("gen", &err);
+        if (bir_save_file(m, solution, &err) != SBA_OK) rc = cli_report(solution, &err);
+        bir_module_free(m);
+    }
     return rc;
 }

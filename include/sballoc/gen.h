@@ -12,6 +12,7 @@
 #ifndef SBALLOC_GEN_H
 #define SBALLOC_GEN_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "sballoc/export.h"
@@ -61,6 +62,33 @@ void sba_gen_defaults(sba_gen_options *o);
  * The function's def-use lists are built and fn->insts is in program order,
  * as after bir_load_buffer. Time and memory are linear in o->tensors. */
 bir_module *sba_gen_module(const sba_gen_options *o, const sba_allocator *a, sba_error *err);
+
+/* Planted packing instances (src/gen/planted.c): tensors that tile a box of
+ * time × bytes × partition quarters exactly, so a zero-slack packing exists
+ * by construction. */
+typedef struct sba_planted_options {
+    uint64_t seed;
+    /* Tensors, 8 to 1,000,000. */
+    uint32_t tensors;
+    /* SB bytes per partition of the instance's target (a multiple of 32). */
+    int64_t capacity;
+    /* The heights mix, as sba_gen_options.heights; "full" gives a 1-D
+     * instance. NULL: "q:1,h:1,f:1". */
+    const char *heights;
+    /* Time steps of the box; 0: as many as tensors. */
+    uint32_t span;
+    /* Smallest tensor, bytes per partition (rounded up to 32). */
+    int64_t min_size;
+} sba_planted_options;
+
+/* seed 1, 500 tensors, 65,536 bytes, "q:1,h:1,f:1", span 0, min size 512. */
+void sba_planted_defaults(sba_planted_options *o);
+
+/* The planted instance; with `solution`, every placement carries the planted
+ * packing (addr, base, dims, allocated). The same options give the same
+ * module, byte for byte, with or without the solution. Bad options fail with
+ * SBA_ERR_USAGE. */
+bir_module *sba_gen_planted(const sba_planted_options *o, bool solution, const sba_allocator *a, sba_error *err);
 
 SBA_API_END
 #ifdef __cplusplus

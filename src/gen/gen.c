@@ -49,6 +49,7 @@
 
 #include "base/arena.h"
 #include "base/error.h"
+#include "gen/heights.h"
 #include "sballoc/gen.h"
 #include "sballoc/program.h"
 
@@ -159,7 +160,7 @@ static int height_class(const char *s, size_t n)
     return -1;
 }
 
-static sba_status parse_heights(const char *s, uint32_t w[3], sba_error *err)
+sba_status sba_gen_parse_heights(const char *s, uint32_t w[3], sba_error *err)
 {
     w[0] = w[1] = w[2] = 0;
     const char *p = s;
@@ -216,7 +217,7 @@ static sba_status check_options(const sba_gen_options *o, uint32_t w[3], sba_err
         return sba_err(err, SBA_ERR_USAGE, "target \"%s\": the generator needs 128 partitions, at "
                        "least %d SB bytes per partition and PSUM banks of 2048 bytes",
                        t->name ? t->name : "?", 4 * PRE_SLOT_BYTES);
-    return parse_heights(o->heights ? o->heights : "q:1,h:1,f:2", w, err);
+    return sba_gen_parse_heights(o->heights ? o->heights : "q:1,h:1,f:2", w, err);
 }
 
 /* ---- construction helpers --------------------------------------------- */

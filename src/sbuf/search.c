@@ -70,7 +70,14 @@ typedef struct sx_node {
     uint8_t qmask[MAX_OPTIONS]; /* quarters of each option */
     int32_t base[MAX_OPTIONS];
     uint32_t weight;       /* quarters of its options (all the same) */
+    uint8_t kind;          /* KIND_*: which per-section demand it counts in */
 } sx_node;
+
+/* How a node's options constrain the quarters, for the per-band bounds: one
+ * option (it must take those quarters), either half, or anything else (only
+ * in the total). */
+enum { DEMAND_FREE = 0, DEMAND_ONE = 1, DEMAND_HALVES = 2 };
+enum { MASKS = 16 };
 
 typedef struct sx_fixed {
     uint32_t s0, s1;
@@ -95,6 +102,8 @@ typedef struct sx {
     uint32_t K, Q;         /* sections, quarters searched (1 when every rectangle includes quarter 0) */
     int64_t *floor;        /* [q * K + k] */
     int64_t *rem;          /* per section: unplaced bytes × quarters */
+    int64_t *dmask;        /* [k * MASKS + m]: unplaced bytes of one-option nodes of quarters m */
+    int64_t *dhalf;        /* per section: unplaced bytes of nodes that take either half */
     uint32_t **cover;      /* per section: nodes covering it */
     uint32_t *ncover;
     uint32_t *ucount;      /* per section: unplaced nodes covering it */
@@ -178,12 +187,58 @@ static int64_t room_at(const sx *S, uint32_t q, uint32_t k, int64_t from)
     return room;
 }
 
+/* Whether section k can still hold its unplaced nodes, every place's room
+ * starting at e[q] (a lower bound on where anything placed there from now on
+ * lands). Besides the total (bytes × quarters), each band is checked on its
+ * own: the nodes that must take every quarter of a set T (one option covering
+ * T) sit at one address in all of them, above the highest e[q] of T, so their
+ * bytes fit the smallest room of T above it; and the nodes that take either
+ * half fit the room the halves have left above their highest e[q] once the
+ * nodes bound to them are in. Without these a section whose quarters are
+ * full to different heights looks roomy to a full-height node that cannot
+ * fit above the highest. */
+static bool section_fits(const sx *S, uint32_t k, const int64_t *e)
+{
+    int64_t room = 0;
+    for (uint32_t q = 0; q < S->Q; q++) room += room_at(S, q, k, e[q]);
+    if (S->rem[k] > room) return false;
+    if (S->Q == 1) return true;
+    static const uint8_t sets[] = {1, 2, 4, 8, 3, 12, 7, 15};
+    int64_t bound[MASKS] = {0};
+    const int64_t *dm = &S->dmask[(size_t)k * MASKS];
+    for (uint32_t x = 0; x < sizeof sets; x++) {
+        uint32_t T = sets[x];
+        int64_t d = 0;
+        for (uint32_t m = 1; m < MASKS; m++)
+            if ((m & T) == T) d += dm[m];
+        int64_t top = 0, r = INT64_MAX;
+        for (uint32_t q = 0; q < SBA_BANDS; q++)
+            if ((T & (1u << q)) && e[q] > top) top = e[q];
+        for (uint32_t q = 0; q < SBA_BANDS; q++)
+            if (T & (1u << q)) {
+                int64_t rq = room_at(S, q, k, top);
+                if (rq < r) r = rq;
+            }
+        if (d > r) return false;
+        bound[T] = r - d;
+    }
+    return S->dhalf[k] <= bound[3] + bound[12];
+}
+
+static void floors_of(const sx *S, uint32_t k, int64_t at, int64_t *e)
+{
+    for (uint32_t q = 0; q < S->Q; q++) {
+        int64_t f = S->floor[(size_t)q * S->K + k];
+        e[q] = f > at ? f : at;
+    }
+}
+
 /* The room above the floors still holds the unplaced demand of section k. */
 static bool section_ok(const sx *S, uint32_t k)
 {
-    int64_t room = 0;
-    for (uint32_t q = 0; q < S->Q; q++) room += room_at(S, q, k, S->floor[(size_t)q * S->K + k]);
-    return S->rem[k] <= room;
+    int64_t e[SBA_BANDS];
+    floors_of(S, k, 0, e);
+    return section_fits(S, k, e);
 }
 
 static void mark_placed(sx *S, uint32_t i, bool placed)
@@ -193,6 +248,8 @@ static void mark_placed(sx *S, uint32_t i, bool placed)
     S->nleft += placed ? -1u : 1u;
     for (uint32_t k = nd->s0; k <= nd->s1; k++) {
         S->rem[k] += placed ? -(int64_t)(nd->size * nd->weight) : (int64_t)(nd->size * nd->weight);
+        if (nd->kind == DEMAND_ONE) S->dmask[(size_t)k * MASKS + nd->qmask[0]] += placed ? -nd->size : nd->size;
+        else if (nd->kind == DEMAND_HALVES) S->dhalf[k] += placed ? -nd->size : nd->size;
         S->ucount[k] += placed ? -1u : 1u;
         if (k < nd->s1) S->cross[k] += placed ? -1u : 1u;
     }
@@ -322,12 +379,9 @@ static int cmp_ocand(const void *a, const void *b)
 /* The room above max(floor, at) still holds section k's unplaced demand. */
 static bool section_ok_from(const sx *S, uint32_t k, int64_t at)
 {
-    int64_t room = 0;
-    for (uint32_t q = 0; q < S->Q; q++) {
-        int64_t f = S->floor[(size_t)q * S->K + k];
-        room += room_at(S, q, k, f > at ? f : at);
-    }
-    return S->rem[k] <= room;
+    int64_t e[SBA_BANDS];
+    floors_of(S, k, at, e);
+    return section_fits(S, k, e);
 }
 
 /* Where every unplaced node of [ka, kb] lands. A place stays empty below the
@@ -373,13 +427,13 @@ static int landings(sx *S, uint32_t ka, uint32_t kb, int64_t from, bool collect,
     }
     for (uint32_t k = ka; k <= kb; k++) {
         if (!S->ucount[k]) continue;
-        int64_t room = 0;
+        int64_t e[SBA_BANDS];
         for (uint32_t q = 0; q < S->Q; q++) {
             size_t at = (size_t)q * S->K + k;
             int64_t f = S->floor[at] > S->minland[at] ? S->floor[at] : S->minland[at];
-            room += room_at(S, q, k, f > from ? f : from);
+            e[q] = f > from ? f : from;
         }
-        if (S->rem[k] > room) return 0;
+        if (!section_fits(S, k, e)) return 0;
     }
     return 1;
 }
@@ -650,6 +704,8 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
             sn->nopt++;
         }
         sn->weight = (uint32_t)__builtin_popcount(sn->qmask[0]);
+        sn->kind = sn->nopt == 1 ? DEMAND_ONE
+                   : sn->nopt == 2 && sn->qmask[0] == 3 && sn->qmask[1] == 12 ? DEMAND_HALVES : DEMAND_FREE;
         nn++;
     }
     int64_t *total = sba_arena_array(ar, (size_t)S.K + 1, sizeof *total);
@@ -682,6 +738,8 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
     S.nleft = nn;
     S.floor = sba_arena_array(ar, (size_t)S.Q * S.K + 1, sizeof *S.floor);
     S.rem = sba_arena_array(ar, (size_t)S.K + 1, sizeof *S.rem);
+    S.dmask = sba_arena_array(ar, (size_t)S.K * MASKS + 1, sizeof *S.dmask);
+    S.dhalf = sba_arena_array(ar, (size_t)S.K + 1, sizeof *S.dhalf);
     S.ncover = sba_arena_array(ar, (size_t)S.K + 1, sizeof *S.ncover);
     S.ucount = sba_arena_array(ar, (size_t)S.K + 1, sizeof *S.ucount);
     S.cross = sba_arena_array(ar, (size_t)S.K + 1, sizeof *S.cross);
@@ -691,11 +749,13 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
     S.placed = sba_arena_array(ar, (size_t)nn + 1, sizeof *S.placed);
     S.off = sba_arena_array(ar, (size_t)nn + 1, sizeof *S.off);
     S.opt = sba_arena_array(ar, (size_t)nn + 1, sizeof *S.opt);
-    if (!S.floor || !S.rem || !S.ncover || !S.ucount || !S.cross || !S.minland || !S.pstack || !S.cover || !S.placed || !S.off || !S.opt) return -1;
+    if (!S.floor || !S.rem || !S.dmask || !S.dhalf || !S.ncover || !S.ucount || !S.cross || !S.minland || !S.pstack || !S.cover || !S.placed || !S.off || !S.opt) return -1;
     for (uint32_t i = 0; i < nn; i++) {
         for (uint32_t k = S.nodes[i].s0; k <= S.nodes[i].s1; k++) {
             S.ncover[k]++;
             S.rem[k] += S.nodes[i].size * S.nodes[i].weight;
+            if (S.nodes[i].kind == DEMAND_ONE) S.dmask[(size_t)k * MASKS + S.nodes[i].qmask[0]] += S.nodes[i].size;
+            else if (S.nodes[i].kind == DEMAND_HALVES) S.dhalf[k] += S.nodes[i].size;
             if (k < S.nodes[i].s1) S.cross[k]++;
         }
     }
@@ -783,6 +843,8 @@ static const struct {
     {KIND_ADDRESS, ORDER_WAT},
 };
 enum { PLAN_LEN = sizeof PLAN / sizeof PLAN[0] };
+/* The first round's limit per complete run, in work units. */
+#define ROUND_ROBIN_START ((uint64_t)1 << 20)
 
 sba_status sb_search_packing(sb_ctx *c, bool *packed)
 {
@@ -819,14 +881,26 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
         uint64_t left = c->search_left / (nfailing - x);
         int r = OUTCOME_BUDGET;
         bool flip = fixed_above_middle(c, ids + a, b - a);
-        uint32_t p = 0;
-        for (; p < PLAN_LEN && r == OUTCOME_BUDGET; p++) {
-            uint64_t share = PLAN[p].kind == KIND_GREEDY ? left / 16 : p + 1 < PLAN_LEN ? left / 2 : left;
-            uint64_t before = c->search_left;
-            r = search_part(c, ids + a, b - a, PLAN[p].order, PLAN[p].kind, flip, share);
-            uint64_t used = before - c->search_left;
-            left -= used < left ? used : left;
+        uint32_t p = 0, last = 0;
+        /* the greedy runs, each on a sixteenth; then the complete ones round
+         * robin, every run of a round on the same limit, doubled each round:
+         * a poor order for this part costs no more than a good one's search
+         * at the same scale (MiniMalloc's iterative deepening) */
+        uint64_t limit = ROUND_ROBIN_START;
+        for (uint32_t round = 0; r == OUTCOME_BUDGET && left > 0; round++) {
+            for (p = 0; p < PLAN_LEN && r == OUTCOME_BUDGET && left > 0; p++) {
+                bool greedy = PLAN[p].kind == KIND_GREEDY;
+                if (greedy != (round == 0)) continue; /* the greedy runs once, first */
+                uint64_t share = greedy ? left / 16 : limit < left ? limit : left;
+                uint64_t before = c->search_left;
+                r = search_part(c, ids + a, b - a, PLAN[p].order, PLAN[p].kind, flip, share);
+                uint64_t used = before - c->search_left;
+                left -= used < left ? used : left;
+                last = p;
+            }
+            if (round > 0) limit *= 2;
         }
+        p = last + 1;
         /* Out of memory is its own outcome: taken for a spent budget, it
          * would give a different (spilled) allocation without a word. */
         if (r < 0) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory in the exact packer");
