@@ -106,7 +106,8 @@ typedef struct sba_function_report {
     int64_t high_water[SBA_BANDS];  /* highest used byte per quarter band after select */
     int64_t lower_bound[SBA_BANDS]; /* peak live bytes pinned to each quarter band */
     int64_t lower_bound_total;      /* peak over points of the per-partition average demand */
-    int64_t peak_pressure;          /* SB pressure: peak bytes/partition summed over all live nodes */
+    int64_t peak_pressure;          /* SB pressure: peak over points of the live bytes × quarters / 4,
+                                     * the average demand per partition quarter (1-D: the live bytes) */
     uint64_t search_nodes;          /* exact packer search nodes */
     uint32_t search_outcome;        /* worst over the iterations: 0 not run, 1 packed, 2 infeasible, 3 budget exhausted */
     /* PSUM (src/psum): placed tiles, banks holding at least one, matmul accumulation groups */

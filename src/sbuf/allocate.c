@@ -91,16 +91,15 @@ static sba_status commit(sb_ctx *c)
 static sba_status impossible(sb_ctx *c, uint32_t v)
 {
     const sb_node *nv = &c->info[v];
-    uint32_t best = nv->start;
-    int64_t best_bytes = -1;
-    for (uint32_t p = nv->start; p <= nv->end; p++) {
-        int64_t sum = 0;
-        for (uint32_t k = 0; k < nv->degree; k++) {
-            const sb_node *nj = &c->info[nv->adj[k]];
-            if (nj->start <= p && p <= nj->end) sum += nj->bytes;
-        }
-        if (sum > best_bytes) best_bytes = sum, best = p;
-    }
+    uint32_t best = nv->start, quarter = SBA_BANDS;
+    int64_t need = 0;
+    if (!sb_band_overflow(c, v, &best, &quarter, &need))
+        return sba_err(c->err, SBA_ERR_ALLOC,
+                       "cannot allocate function \"%s\" in SB: no place found for %s (%lld bytes), although the "
+                       "tensors live with it fit every partition quarter (at most %lld bytes per partition with "
+                       "SB size %lld); alloc --search-budget N searches longer",
+                       c->fn->name, nv->loc->name, (long long)nv->bytes, (long long)need,
+                       (long long)c->t->sbuf_bytes);
     char list[512];
     size_t len = (size_t)snprintf(list, sizeof list, "%s (%lld bytes)", nv->loc->name, (long long)nv->bytes);
     uint32_t shown = 0, more = 0;
@@ -117,13 +116,14 @@ static sba_status impossible(sb_ctx *c, uint32_t v)
     }
     if (more) snprintf(list + len, sizeof list - len, " and %u more", more);
     const bir_point *pt = &c->lin.points[best];
-    char src[96];
+    char src[96], band[48] = "";
+    if (quarter < SBA_BANDS) snprintf(band, sizeof band, " in partitions [%u,%u]", quarter * 32, quarter * 32 + 31);
     return sba_err(c->err, SBA_ERR_ALLOC,
                    "cannot allocate function \"%s\" in SB: at point %u (%s%s%s) the tensors that must be live "
-                   "need %lld bytes per partition with SB size %lld: %s",
+                   "need %lld bytes per partition%s with SB size %lld: %s",
                    c->fn->name, best, pt->kind == BIR_PT_LOOP_END ? "end of " : "", pt->inst->name,
-                   bir_inst_source(pt->inst, src, sizeof src), (long long)(best_bytes + nv->bytes),
-                   (long long)c->t->sbuf_bytes, list);
+                   bir_inst_source(pt->inst, src, sizeof src), (long long)need, band, (long long)c->t->sbuf_bytes,
+                   list);
 }
 
 /* A node that spill code made cannot be spilled again. When one does not fit,
@@ -255,6 +255,9 @@ sba_status sb_allocate_function(sb_ctx *c)
             if (sst != SBA_OK) return sst;
             if (packed) failed = 0;
         }
+        bool stuck = false;
+        for (uint32_t i = 0; i < c->n && failed; i++) stuck |= c->info[i].spill && c->info[i].unspillable;
+        if (stuck) failed = sb_reselect_unspillable_first(c);
         if (!failed) {
             high_water(c);
             PHASE(c, SBA_PHASE_COMMIT, commit(c));

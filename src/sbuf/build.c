@@ -153,7 +153,9 @@ static sba_status pressure(sb_ctx *c)
         sb_log(c, "%lld bytes in partitions [%u,%u]", (long long)c->band_lb[q], q * 32, q * 32 + 31);
     if (bad) sb_log(c, "bad height");
     if (c->rep) {
-        c->rep->peak_pressure = peak;
+        /* per band: the peak of the bytes × quarters live, over the four
+         * quarters; the plain sum would add tensors in different bands */
+        c->rep->peak_pressure = (wpeak + SBA_BANDS - 1) / SBA_BANDS;
         c->rep->lower_bound_total = c->lower_bound;
         memcpy(c->rep->lower_bound, c->band_lb, sizeof c->band_lb);
     }

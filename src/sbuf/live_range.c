@@ -98,10 +98,13 @@ static int32_t shrink_dim_of(const bir_set *s, int64_t coeff, int64_t trips)
     return -1;
 }
 
-static sba_status node_live_range(sb_ctx *c, bir_live_scratch *ls, uint32_t r)
+/* The physical blocks (liveN) of group r and the seed's shrinkDim: NBlocks /
+ * shrink when every access of every member selects its block by one loop's
+ * axis and the value is not carried around that loop, else NBlocks (and -1).
+ * Leaves the group's accesses noted in ls, for the interval. */
+static sba_status group_live_n(sb_ctx *c, bir_live_scratch *ls, uint32_t r, int64_t *live_n, int32_t *shrink_dim)
 {
-    sb_node *nd = &c->info[r];
-    anchor_interval(c, nd);
+    const sb_node *nd = &c->info[r];
     shrink_state sh = {true, false, NULL, 0, 0};
     for (uint32_t m = r; m != SB_NO_NODE; m = c->info[m].next_member) {
         const bir_storage *s = &c->info[m].loc->storage;
@@ -130,6 +133,35 @@ static sba_status node_live_range(sb_ctx *c, bir_live_scratch *ls, uint32_t r)
             bir_live_note(ls, w, &w->outs[s->writers[k].operand], true, 0);
         }
     }
+    *live_n = nd->nblocks;
+    *shrink_dim = -1;
+    if (sh.ok && sh.any && nd->nblocks > 1) {
+        int64_t trips = bir_loop_trip_count(sh.loop);
+        bool carried = bir_live_carried_in(ls, sh.loop);
+        if (!carried && trips > 1 && nd->nblocks % trips == 0) {
+            *live_n = live_n_of(nd->nblocks, trips);
+            *shrink_dim = shrink_dim_of(nd->loc->set, sh.coeff, trips);
+        }
+    }
+    return SBA_OK;
+}
+
+int64_t sb_group_live_bytes(sb_ctx *c, bir_live_scratch *ls, uint32_t r)
+{
+    int64_t live_n = c->info[r].nblocks;
+    int32_t dim;
+    if (!ls || group_live_n(c, ls, r, &live_n, &dim) != SBA_OK) live_n = c->info[r].nblocks;
+    return live_n * c->info[r].bytes_per_block;
+}
+
+static sba_status node_live_range(sb_ctx *c, bir_live_scratch *ls, uint32_t r)
+{
+    sb_node *nd = &c->info[r];
+    anchor_interval(c, nd);
+    int64_t live_n;
+    int32_t shrink_dim;
+    sba_status st = group_live_n(c, ls, r, &live_n, &shrink_dim);
+    if (st != SBA_OK) return st;
     nd->loop_carried = false;
     for (uint32_t m = r; m != SB_NO_NODE; m = c->info[m].next_member) {
         const bir_storage *s = &c->info[m].loc->storage;
@@ -141,15 +173,8 @@ static sba_status node_live_range(sb_ctx *c, bir_live_scratch *ls, uint32_t r)
     if (nd->output) nd->end = c->lin.npoints ? c->lin.npoints - 1 : 0;
     nd->shrink_dim = -1;
     if (!nd->precoloured) {
-        nd->live_n = nd->nblocks;
-        if (sh.ok && sh.any && nd->nblocks > 1) {
-            int64_t trips = bir_loop_trip_count(sh.loop);
-            bool carried = bir_live_carried_in(ls, sh.loop);
-            if (!carried && trips > 1 && nd->nblocks % trips == 0) {
-                nd->live_n = live_n_of(nd->nblocks, trips);
-                nd->shrink_dim = shrink_dim_of(nd->loc->set, sh.coeff, trips);
-            }
-        }
+        nd->live_n = live_n;
+        nd->shrink_dim = shrink_dim;
     }
     int64_t raw = nd->live_n * nd->bytes_per_block, align = c->t->sbuf_align;
     nd->bytes = (raw + align - 1) / align * align;

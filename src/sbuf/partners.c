@@ -162,20 +162,18 @@ sba_status sb_find_partners(sb_ctx *c)
     bool too_large = false;
     /* The seed's trace: the group count first, then each group's lines. */
     for (uint32_t r = 0; r < c->n; r++) groups += c->info[r].rep == r && c->info[r].next_member != SB_NO_NODE;
+    bir_live_scratch ls;
+    bool have_ls = groups && bir_live_scratch_init(&ls, &c->lin, &c->ar);
     sb_log(c, "found %u accumulation groups", groups);
     for (uint32_t r = 0; r < c->n; r++) {
         if (c->info[r].rep != r || c->info[r].next_member == SB_NO_NODE) continue;
         uint32_t count = 0, largest = r;
-        int64_t need = 0;
-        for (uint32_t m = r; m != SB_NO_NODE; m = c->info[m].next_member) {
-            const sb_node *nd = &c->info[m];
-            int64_t bytes = nd->nblocks * nd->bytes_per_block;
-            if (bytes > need) {
-                need = bytes;
-                largest = m;
-            }
-            count++;
-        }
+        /* Members share P, NBlocks and bytesPerBlock; the group takes its
+         * live (shrunk) blocks, as live_range counts them — not all of its
+         * blocks: a group whose loop keeps one block live needs one
+         * block's bytes. */
+        int64_t need = sb_group_live_bytes(c, have_ls ? &ls : NULL, r);
+        for (uint32_t m = r; m != SB_NO_NODE; m = c->info[m].next_member) count++;
         members += count;
         sb_log(c, "largest = %s", c->info[largest].loc->name);
         sb_log(c, "tensors = %u", count);

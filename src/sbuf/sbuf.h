@@ -170,6 +170,11 @@ sba_status sb_find_loads(sb_ctx *c);
 /* ---- live_range.c ------------------------------------------------------ */
 /* Intervals, footprints, loop-carry, and the first_defs / last_uses maps. */
 sba_status sb_live_range(sb_ctx *c);
+/* Bytes per partition group r's values take at once: its shrunk blocks
+ * (liveN) × bytesPerBlock, as live_range will count them. ls: a scratch
+ * made once by bir_live_scratch_init for all the groups (one per group
+ * would cost the program's length each); NULL: all the blocks. */
+int64_t sb_group_live_bytes(sb_ctx *c, bir_live_scratch *ls, uint32_t r);
 /* Folds the maps into the eInterval list (the spill path, and the live dump). */
 sba_status sb_create_eintervals(sb_ctx *c);
 
@@ -196,6 +201,13 @@ bool sb_select_node(sb_ctx *c, uint32_t i);
 /* The order of the best-fit and greedy-size strategies, which share select's
  * placement code and differ only in c->rule: decreasing size. */
 void sb_order_by_size(sb_ctx *c, uint32_t *order, uint32_t *norder);
+/* The guard's last resort: select again, unspillable nodes first, best fit;
+ * returns the nodes left unplaced. */
+uint32_t sb_reselect_unspillable_first(sb_ctx *c);
+/* Whether the tensors live with v overflow one partition quarter at some
+ * point of its range (quarter SBA_BANDS: their average over the quarters);
+ * the worst point, quarter and bytes. */
+bool sb_band_overflow(const sb_ctx *c, uint32_t v, uint32_t *point, uint32_t *quarter, int64_t *need);
 
 /* ---- search.c: the exact packer ---------------------------------------- */
 /* The work budget of one function's searches. */

@@ -886,8 +886,8 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
          * robin, every run of a round on the same limit, doubled each round:
          * a poor order for this part costs no more than a good one's search
          * at the same scale (MiniMalloc's iterative deepening) */
-        uint64_t limit = ROUND_ROBIN_START;
-        for (uint32_t round = 0; r == OUTCOME_BUDGET && left > 0; round++) {
+        uint64_t limit = ROUND_ROBIN_START, total = left;
+        for (uint32_t round = 0; r == OUTCOME_BUDGET && left > 0 && limit <= total / 256; round++) {
             for (p = 0; p < PLAN_LEN && r == OUTCOME_BUDGET && left > 0; p++) {
                 bool greedy = PLAN[p].kind == KIND_GREEDY;
                 if (greedy != (round == 0)) continue; /* the greedy runs once, first */
@@ -899,6 +899,18 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
                 last = p;
             }
             if (round > 0) limit *= 2;
+        }
+        /* then each complete run in turn on half of what is left: an order
+         * that needs a deep search gets it */
+        for (p = 0; p < PLAN_LEN && r == OUTCOME_BUDGET && left > 0; p++) {
+            if (PLAN[p].kind == KIND_GREEDY) continue;
+            uint64_t share = p + 1 < PLAN_LEN ? left / 2 : left;
+            uint64_t before = c->search_left;
+            r = search_part(c, ids + a, b - a, PLAN[p].order, PLAN[p].kind, flip, share);
+            uint64_t used = before - c->search_left;
+            left -= used < left ? used : left;
+            last = p;
+            if (r < 0) r = OUTCOME_BUDGET;
         }
         p = last + 1;
         /* Out of memory is its own outcome: taken for a spent budget, it

@@ -150,3 +150,63 @@ void sb_order_by_size(sb_ctx *c, uint32_t *order, uint32_t *norder)
     qsort(keys, *norder, sizeof *keys, cmp_size);
     for (uint32_t k = 0; k < *norder; k++) order[k] = keys[k].id;
 }
+
+/* ---- the guard's last resort -------------------------------------------- */
+
+/* Called when a node that cannot be spilled (spill code's own) is left
+ * unplaced. Before the function is declared impossible, select runs once
+ * more from scratch with the unspillable nodes first, each in its best-fit
+ * spot, then the rest by size: the colouring order may have crowded them out
+ * although they fit together. Returns the nodes left unplaced. */
+uint32_t sb_reselect_unspillable_first(sb_ctx *c)
+{
+    uint32_t *order = sba_arena_array(&c->ar, (size_t)c->n + 1, sizeof *order), norder = 0;
+    if (!order) return c->n;
+    for (uint32_t i = 0; i < c->n; i++) {
+        sb_node *nd = &c->info[i];
+        if (nd->rep != i || nd->precoloured) continue;
+        nd->placed = false;
+        nd->spill = false;
+    }
+    uint32_t rule = c->rule;
+    sb_order_by_size(c, order, &norder);
+    c->rule = SB_RULE_BEST_FIT;
+    uint32_t failed = sb_select_nodes(c, order, norder);
+    c->rule = rule;
+    sb_log(c, "reselect, unspillable first: %u left unplaced", failed);
+    return failed;
+}
+
+/* Whether some partition quarter at some point of node v's range must hold
+ * more than the SB size: the bytes of v and its neighbours live there, a
+ * tensor whose band is fixed (pre-placed, or one band) counted in its own
+ * quarters, the others spread over the quarters they would take (bytes ×
+ * quarters / 4). Adding bytes of tensors in different bands proves nothing.
+ * Fills the point, the first quarter and the demand of the worst case. */
+bool sb_band_overflow(const sb_ctx *c, uint32_t v, uint32_t *point, uint32_t *quarter, int64_t *need)
+{
+    const sb_node *nv = &c->info[v];
+    *need = -1;
+    for (uint32_t p = nv->start; p <= nv->end; p++) {
+        int64_t fixed[SBA_BANDS] = {0}, weighted = 0;
+        for (uint32_t k = 0; k <= nv->degree; k++) {
+            uint32_t j = k < nv->degree ? nv->adj[k] : v;
+            const sb_node *nj = &c->info[j];
+            if (nj->rep != j || nj->start > p || p > nj->end) continue;
+            if (nj->precoloured || sb_height_bands(nj->height) == 1) {
+                int32_t base = nj->precoloured ? nj->base : (int32_t)sb_height_band_start(nj->height, 0);
+                int64_t top = nj->precoloured ? base + nj->partitions : base + (int64_t)nj->band_width;
+                for (uint32_t q = 0; q < SBA_BANDS; q++)
+                    if ((int64_t)q * 32 < top && base < (int32_t)(q + 1) * 32) fixed[q] += nj->bytes;
+                weighted += nj->bytes * ((top - base + 31) / 32);
+            } else {
+                weighted += nj->bytes * (nj->band_width / 32);
+            }
+        }
+        int64_t avg = (weighted + SBA_BANDS - 1) / SBA_BANDS;
+        if (avg > *need) *need = avg, *point = p, *quarter = SBA_BANDS;
+        for (uint32_t q = 0; q < SBA_BANDS; q++)
+            if (fixed[q] > *need) *need = fixed[q], *point = p, *quarter = q;
+    }
+    return *need > c->t->sbuf_bytes;
+}

@@ -1,0 +1,62 @@
+#!/bin/sh
+# `sballoc gen --planted`: instances with a known zero-slack packing. The
+# same arguments give the same bytes; --solution writes the planted packing,
+# which the verifier accepts, and it leaves no slack (the lower bound is the
+# capacity). The packer packs small planted instances, 1-D and 2-D, that the
+# colouring alone spills. And a function whose tensors fit band by band is
+# not declared impossible because their bytes add up across bands.
+#
+# usage: sh planted.sh SBALLOC_BINARY SOURCE_DIR
+set -u
+
+name=planted
+. "$2/tests/cli/lib/setup.sh"
+
+"$bin" gen --planted --seed 5 --tensors 300 -o "$tmp/a.json" --solution "$tmp/a.sol.json" 2>"$tmp/err" ||
+    fail "gen --planted: $(cat "$tmp/err")"
+"$bin" gen --planted --seed 5 --tensors 300 >"$tmp/b.json" || fail "gen --planted to standard output"
+cmp -s "$tmp/a.json" "$tmp/b.json" || fail "gen --planted twice: outputs differ"
+"$bin" gen --planted --seed 6 --tensors 300 >"$tmp/c.json" || fail "gen --planted --seed 6"
+cmp -s "$tmp/a.json" "$tmp/c.json" && fail "seeds 5 and 6 gave the same instance"
+"$bin" verify "$tmp/a.sol.json" >"$tmp/out" 2>"$tmp/err" || fail "the planted solution does not verify: $(cat "$tmp/err")"
+"$bin" check "$tmp/a.json" >"$tmp/out" || fail "check of a planted instance"
+grep -q '^sets: 300$' "$tmp/out" || fail "--tensors 300: $(grep '^sets' "$tmp/out")"
+"$bin" analyze "$tmp/a.json" --log 2>&1 | grep -q '^SB high-water mark = 65536 bytes' ||
+    fail "the planted instance should have zero slack (lower bound = capacity 65536)"
+
+# 1-D, every option.
+"$bin" gen --planted --seed 2 --tensors 200 --heights full --capacity 1048576 --span 150 --min-size 4096 \
+    -o "$tmp/d.json" --solution "$tmp/d.sol.json" || fail "gen --planted with every option"
+"$bin" verify "$tmp/d.sol.json" >/dev/null 2>"$tmp/err" || fail "1-D planted solution: $(cat "$tmp/err")"
+
+# Packing: small instances that colouring alone spills pack with no spill.
+for args in "--seed 1 --tensors 100" "--seed 3 --tensors 100" "--seed 2 --tensors 120 --heights full"; do
+    # shellcheck disable=SC2086
+    "$bin" gen --planted $args -o "$tmp/p.json" || fail "gen --planted $args"
+    "$bin" alloc "$tmp/p.json" -o "$tmp/p.out.json" --report >"$tmp/report" 2>"$tmp/err" ||
+        fail "alloc of planted $args: $(cat "$tmp/err")"
+    grep -q 'spilled 0 ' "$tmp/report" || fail "planted $args should pack: $(grep spilled "$tmp/report")"
+    grep -q '^verified' "$tmp/report" || fail "planted $args: not verified"
+done
+
+# Bad options.
+"$bin" gen --planted --capacity 100 >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] || fail "gen --planted --capacity 100 should be a usage error"
+"$bin" gen --planted --pressure 0.5 >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q 'does not apply to --planted' "$tmp/err" || fail "gen --planted --pressure: $(cat "$tmp/err")"
+"$bin" gen --solution x.json >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q 'applies only to --planted' "$tmp/err" || fail "gen --solution: $(cat "$tmp/err")"
+
+# The tensors of this function fit quarter by quarter (best fit packs them)
+# but their bytes add up to three times the SB: with a tiny budget it must
+# still allocate, not be declared impossible.
+"$bin" alloc "$2/tests/regress/010-feasible-declared-impossible.json" --search-budget 1000 -o "$tmp/f.json" \
+    --report >"$tmp/report" 2>"$tmp/err" || fail "feasible function declared impossible: $(cat "$tmp/err")"
+grep -q '^verified' "$tmp/report" || fail "010: not verified"
+"$bin" alloc "$2/tests/regress/010-feasible-declared-impossible.json" -o "$tmp/f.json" --report >"$tmp/report" ||
+    fail "010 with the default budget"
+grep -q 'spilled 0 ' "$tmp/report" || fail "010 should pack with no spill: $(grep spilled "$tmp/report")"
+grep -q 'SB pressure 16384 bytes/partition' "$tmp/report" ||
+    fail "010: SB pressure should count per band: $(grep 'SB pressure' "$tmp/report")"
+
+finish
