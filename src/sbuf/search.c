@@ -60,7 +60,7 @@ enum { MAX_OPTIONS = 4, OUTCOME_PACKED = 1, OUTCOME_INFEASIBLE = 2,
        OUTCOME_BUDGET = 3 };
 /* The searches: by lowest floor with the greedy skip (can only pack), by
  * lowest floor, in address order (both complete). */
-enum { KIND_GREEDY, KIND_FLOOR, KIND_ADDRESS };
+enum { KIND_GREEDY, KIND_FLOOR, KIND_ADDRESS, KIND_SWEEP, KIND_SWEEP_BACK };
 
 typedef struct sx_node {
     uint32_t id;           /* sb node id */
@@ -124,6 +124,12 @@ typedef struct sx {
     struct ocand *ocands;  /* candidates, a stack of levels */
     uint32_t nocand, capocand;
     int64_t *minland;      /* per place, the lowest an unplaced node lands (see landings) */
+    /* the time sweep */
+    uint32_t *nstart;      /* per section: unplaced nodes starting there */
+    struct sw_iv *ivs;     /* occupied intervals of the levels, a stack */
+    uint32_t nivs, capivs;
+    struct sw_iv *closed;  /* room given up, per section, a stack */
+    uint32_t nclosed, capclosed;
 } sx;
 
 static int64_t align_up(int64_t x, int64_t a) { return (x + a - 1) / a * a; }
@@ -613,6 +619,156 @@ static int dfs_floor(sx *S, uint32_t ka, uint32_t kb, uint32_t base)
     }
 }
 
+
+/* ---- the time sweep -------------------------------------------------------
+ * Nodes are placed in order of their first section, all those starting in
+ * section k before any starting later. A node placed so far starts at or
+ * before k, so it meets a node starting at k iff it is live at k: whether a
+ * place is free needs only the occupancy of section k. In k, the lowest free
+ * address over the quarters is taken; every node starting there that fits at
+ * it (in an option covering that quarter) is a branch, largest first; the
+ * last branch gives that free run up for section k. Pruning: the free,
+ * not given-up bytes of section k must hold the nodes still to start there.
+ * Where every section is full to the capacity (zero slack), nothing can be
+ * given up, every node rests at the bottom of a free run, and the sweep is
+ * complete; elsewhere it is a heuristic, so it only ever proves a packing.
+ * Its strength is locality: a choice is checked against its own section at
+ * once, where the floor searches meet a wrong choice far away. */
+typedef struct sw_iv {
+    int64_t lo, hi;
+    uint32_t q;            /* quarter; for given-up room also its section in k */
+    uint32_t k;
+} sw_iv;
+
+static int cmp_iv(const void *a, const void *b)
+{
+    const sw_iv *x = a, *y = b;
+    if (x->q != y->q) return x->q < y->q ? -1 : 1;
+    if (x->lo != y->lo) return x->lo < y->lo ? -1 : 1;
+    return x->hi < y->hi ? -1 : x->hi > y->hi;
+}
+
+static bool sw_push(sx *S, sw_iv **v, uint32_t *n, uint32_t *cap, sw_iv iv)
+{
+    if (!sba_arena_grow(S->ar, (void **)v, cap, *n + 1, sizeof **v)) return false;
+    (*v)[(*n)++] = iv;
+    return true;
+}
+
+/* Whether [at, at + size) is clear in quarter q of the sorted intervals
+ * iv[0..n) (grouped by quarter). */
+static bool sw_clear(const sw_iv *iv, uint32_t n, uint32_t q, int64_t at, int64_t size)
+{
+    for (uint32_t x = 0; x < n; x++) {
+        if (iv[x].q != q) continue;
+        if (iv[x].lo >= at + size) break;
+        if (iv[x].hi > at) return false;
+    }
+    return true;
+}
+
+/* Whether node i with option o at `at` misses every fixed rectangle. */
+static bool sw_misses_fixed(const sx *S, uint32_t i, uint32_t o, int64_t at)
+{
+    const sx_node *nd = &S->nodes[i];
+    for (uint32_t x = 0; x < S->nfixed; x++) {
+        const sx_fixed *fx = &S->fixed[x];
+        if ((fx->qmask & nd->qmask[o]) && fx->s0 <= nd->s1 && nd->s0 <= fx->s1 && at < fx->hi &&
+            fx->lo < at + nd->size)
+            return false;
+    }
+    return true;
+}
+
+static int sweep(sx *S, uint32_t k)
+{
+    while (k < S->K && !S->nstart[k]) k++;
+    if (k >= S->K) return 1;
+    if (!tick(S)) return -1;
+    /* the occupancy of section k: placed nodes, fixed rectangles, given-up room */
+    uint32_t base = S->nivs;
+    for (uint32_t x = 0; x < S->ncover[k]; x++) {
+        uint32_t j = S->cover[k][x];
+        if (!S->placed[j]) continue;
+        for (uint32_t q = 0; q < S->Q; q++)
+            if (S->nodes[j].qmask[S->opt[j]] & (1u << q) &&
+                !sw_push(S, &S->ivs, &S->nivs, &S->capivs, (sw_iv){S->off[j], S->off[j] + S->nodes[j].size, q, k}))
+                return -1;
+    }
+    for (uint32_t x = 0; x < S->nfcover[k]; x++) {
+        const sx_fixed *fx = &S->fixed[S->fcover[k][x]];
+        for (uint32_t q = 0; q < S->Q; q++)
+            if ((fx->qmask & (1u << q)) && !sw_push(S, &S->ivs, &S->nivs, &S->capivs, (sw_iv){fx->lo, fx->hi, q, k}))
+                return -1;
+    }
+    for (uint32_t x = S->nclosed; x-- > 0 && S->closed[x].k == k;)
+        if (!sw_push(S, &S->ivs, &S->nivs, &S->capivs, S->closed[x])) return -1;
+    uint32_t n = S->nivs - base;
+    S->work += n + S->ncover[k];
+    qsort(S->ivs + base, n, sizeof *S->ivs, cmp_iv);
+    /* free bytes and the lowest free address of each quarter */
+    int64_t free_bytes = 0, low = S->cap, lowtop = S->cap;
+    uint32_t lowq = 0;
+    for (uint32_t q = 0; q < S->Q; q++) {
+        int64_t cur = 0, first = -1, firsttop = S->cap;
+        for (uint32_t x = 0; x < n; x++) {
+            const sw_iv *iv = &S->ivs[base + x];
+            if (iv->q != q) continue;
+            if (iv->lo > cur) {
+                free_bytes += iv->lo - cur;
+                if (first < 0) first = cur, firsttop = iv->lo;
+            }
+            if (iv->hi > cur) cur = iv->hi;
+        }
+        if (cur < S->cap) {
+            free_bytes += S->cap - cur;
+            if (first < 0) first = cur, firsttop = S->cap;
+        }
+        if (first >= 0 && first < low) low = first, lowtop = firsttop, lowq = q;
+    }
+    int64_t need = 0;
+    for (uint32_t x = 0; x < S->ncover[k]; x++) {
+        uint32_t j = S->cover[k][x];
+        if (!S->placed[j] && S->nodes[j].s0 == k) need += S->nodes[j].size * S->nodes[j].weight;
+    }
+    int r = 0;
+    if (need > free_bytes || low >= S->cap) {
+        S->nivs = base;
+        return 0;
+    }
+    /* branch: each node starting here that fits at (lowq, low) */
+    for (uint32_t x = 0; x < S->ncover[k] && r == 0; x++) {
+        uint32_t j = S->cover[k][x];
+        const sx_node *nd = &S->nodes[j];
+        if (S->placed[j] || nd->s0 != k || low + nd->size > S->cap) continue;
+        for (uint32_t o = 0; o < nd->nopt && r == 0; o++) {
+            if (!(nd->qmask[o] & (1u << lowq))) continue;
+            bool fits = true;
+            for (uint32_t q = 0; q < S->Q && fits; q++)
+                if (nd->qmask[o] & (1u << q)) fits = sw_clear(S->ivs + base, n, q, low, nd->size);
+            if (!fits || (S->nfixed && !sw_misses_fixed(S, j, o, low))) continue;
+            S->placed[j] = true, S->off[j] = low, S->opt[j] = o;
+            S->nstart[k]--;
+            S->nleft--;
+            r = sweep(S, k);
+            if (r != 1) {
+                S->placed[j] = false;
+                S->nstart[k]++;
+                S->nleft++;
+            }
+        }
+    }
+    if (r == 0) {
+        /* give the free run up for this section */
+        uint32_t mark = S->nclosed;
+        if (!sw_push(S, &S->closed, &S->nclosed, &S->capclosed, (sw_iv){low, lowtop, lowq, k})) r = -1;
+        else r = sweep(S, k);
+        S->nclosed = mark;
+    }
+    S->nivs = base;
+    return r;
+}
+
 /* ---- setting up one part ------------------------------------------------ */
 
 static int cmp_u64(const void *a, const void *b)
@@ -689,6 +845,11 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
     for (uint32_t x = 0; x < n; x++) {
         const sb_node *nd = &c->info[ids[x]];
         uint32_t s0 = section_of(pts, u, nd->start), s1 = section_of(pts, u, (uint64_t)nd->end + 1) - 1;
+        if (kind == KIND_SWEEP_BACK) {
+            /* the sweep backwards in time: sections mirrored */
+            uint32_t t = s0;
+            s0 = S.K - 1 - s1, s1 = S.K - 1 - t;
+        }
         if (nd->precoloured) {
             int64_t lo = flip ? S.cap - nd->addr - nd->bytes : nd->addr;
             S.fixed[S.nfixed++] = (sx_fixed){s0, s1, quarters_at(nd->base, nd->partitions), lo, lo + nd->bytes};
@@ -781,7 +942,14 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
         for (uint32_t k = S.fixed[x].s0; k <= S.fixed[x].s1; k++) S.fcover[k][S.nfcover[k]++] = x;
     bool bound_ok = true;
     for (uint32_t k = 0; k < S.K; k++) bound_ok &= section_ok(&S, k);
-    int r = !bound_ok ? 0 : kind == KIND_ADDRESS ? dfs_address(&S, 0, S.K - 1) : dfs(&S, 0, S.K - 1);
+    int r = 0;
+    if (bound_ok && kind >= KIND_SWEEP) {
+        if (!(S.nstart = sba_arena_array(ar, (size_t)S.K + 1, sizeof *S.nstart))) return -1;
+        for (uint32_t i = 0; i < nn; i++) S.nstart[S.nodes[i].s0]++;
+        r = sweep(&S, 0);
+    } else if (bound_ok) {
+        r = kind == KIND_ADDRESS ? dfs_address(&S, 0, S.K - 1) : dfs(&S, 0, S.K - 1);
+    }
     c->rep->search_nodes += S.visited;
     c->search_left -= S.work < c->search_left ? S.work : c->search_left;
     if (ar->failed) return -1; /* out of memory, whatever the search said after */
@@ -795,7 +963,7 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
         }
         return OUTCOME_PACKED;
     }
-    if (r == 0 && kind == KIND_GREEDY) return OUTCOME_BUDGET; /* proves nothing */
+    if (r == 0 && (kind == KIND_GREEDY || kind >= KIND_SWEEP)) return OUTCOME_BUDGET; /* proves nothing */
     return S.exhausted ? OUTCOME_BUDGET : r == 0 ? OUTCOME_INFEASIBLE : -1;
 }
 
@@ -838,6 +1006,7 @@ static const struct {
     uint32_t order;
 } PLAN[] = {
     {KIND_GREEDY, ORDER_AREA},  {KIND_GREEDY, ORDER_START}, {KIND_GREEDY, ORDER_END},
+    {KIND_SWEEP, ORDER_AREA},   {KIND_SWEEP_BACK, ORDER_AREA},
     {KIND_ADDRESS, ORDER_TWA},  {KIND_FLOOR, ORDER_AREA},   {KIND_ADDRESS, ORDER_AREA},
     {KIND_FLOOR, ORDER_START},  {KIND_ADDRESS, ORDER_TAW},  {KIND_FLOOR, ORDER_END},
     {KIND_ADDRESS, ORDER_WAT},
@@ -887,11 +1056,11 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
          * a poor order for this part costs no more than a good one's search
          * at the same scale (MiniMalloc's iterative deepening) */
         uint64_t limit = ROUND_ROBIN_START, total = left;
-        for (uint32_t round = 0; r == OUTCOME_BUDGET && left > 0 && limit <= total / 256; round++) {
+        for (uint32_t round = 0; r == OUTCOME_BUDGET && left > 0 && (round == 0 || limit <= total / 1024); round++) {
             for (p = 0; p < PLAN_LEN && r == OUTCOME_BUDGET && left > 0; p++) {
-                bool greedy = PLAN[p].kind == KIND_GREEDY;
+                bool greedy = PLAN[p].kind == KIND_GREEDY || PLAN[p].kind >= KIND_SWEEP; /* pack only */
                 if (greedy != (round == 0)) continue; /* the greedy runs once, first */
-                uint64_t share = greedy ? left / 16 : limit < left ? limit : left;
+                uint64_t share = PLAN[p].kind >= KIND_SWEEP ? left / 64 : greedy ? left / 16 : limit < left ? limit : left;
                 uint64_t before = c->search_left;
                 r = search_part(c, ids + a, b - a, PLAN[p].order, PLAN[p].kind, flip, share);
                 uint64_t used = before - c->search_left;
@@ -903,20 +1072,20 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
         /* then each complete run in turn on half of what is left: an order
          * that needs a deep search gets it */
         for (p = 0; p < PLAN_LEN && r == OUTCOME_BUDGET && left > 0; p++) {
-            if (PLAN[p].kind == KIND_GREEDY) continue;
+            if (PLAN[p].kind == KIND_GREEDY || PLAN[p].kind >= KIND_SWEEP) continue;
             uint64_t share = p + 1 < PLAN_LEN ? left / 2 : left;
             uint64_t before = c->search_left;
             r = search_part(c, ids + a, b - a, PLAN[p].order, PLAN[p].kind, flip, share);
             uint64_t used = before - c->search_left;
             left -= used < left ? used : left;
             last = p;
-            if (r < 0) r = OUTCOME_BUDGET;
         }
         p = last + 1;
         /* Out of memory is its own outcome: taken for a spent budget, it
          * would give a different (spilled) allocation without a word. */
         if (r < 0) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory in the exact packer");
-        static const char *const kinds[] = {"greedy", "lowest-floor", "address-order"};
+        static const char *const kinds[] = {"greedy", "lowest-floor", "address-order", "time sweep",
+                                            "time sweep backwards"};
         static const char *const orders[] = {"area", "start", "end", "W-A-T", "T-A-W", "T-W-A"};
         sb_log(c, "search: part of %u nodes %s (run %u: %s, %s order%s) after %llu search nodes (work left %llu)",
                b - a,
