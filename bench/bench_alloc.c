@@ -11,7 +11,14 @@
  *     1,000, 10,000 and 100,000 tensors, saved as JSON to a temporary file
  *     and loaded from it like `sballoc alloc` would;
  *   - generated kernels of 1,000 to 1,000,000 tensors built in memory through
- *     the C API, with no JSON: these give the growth exponents.
+ *     the C API, with no JSON: these give the growth exponents;
+ *   - planted packing instances (sba_gen_planted, `sballoc gen --planted`):
+ *     a zero-slack packing exists by construction, 1-D (every tensor 128
+ *     partitions) and 2-D (quarter, half and full heights 1:1:1), 64 KiB per
+ *     partition, of 300, 1,000 and 2,000 tensors (--planted-sizes), seeds 1
+ *     to 3 (--planted-seeds); colouring only, at most 30 s of CPU each. A
+ *     summary gives the share packed with no spill and the median and
+ *     largest times per family.
  * Each run is a child process (so its peak RSS, from getrusage, is its own),
  * limited to --timeout seconds of CPU (default 90; a run stopped there is
  * reported as such), which keeps the default run under ten minutes. It loads the input — timing the JSON parse alone, then
@@ -25,6 +32,7 @@
  * over the in-memory kernels, with the slope between each pair of sizes.
  *
  * usage: bench_alloc [--source-dir DIR] [--sizes N,...] [--api-sizes N,...]
+ *                    [--planted-sizes N,...] [--planted-seeds N]
  *                    [--strategies S,...] [--only TEXT] [--timeout SECONDS]
  *                    [--no-write]
  * The source directory defaults to $SBALLOC_SOURCE_DIR, else ".". */
@@ -49,15 +57,17 @@
 
 enum { MAX_SIZES = 8, MAX_CASES = 256, MAX_RUNS = MAX_CASES * SBA_STRATEGY_COUNT };
 
-typedef enum case_kind { CASE_CSV = 0, CASE_EXAMPLE, CASE_GEN_JSON, CASE_GEN_API, CASE_KINDS } case_kind;
+typedef enum case_kind { CASE_CSV = 0, CASE_EXAMPLE, CASE_GEN_JSON, CASE_GEN_API, CASE_PLANTED, CASE_KINDS } case_kind;
 
-static const char *const kind_names[CASE_KINDS] = {"minimalloc", "example", "gen-json", "gen-api"};
+static const char *const kind_names[CASE_KINDS] = {"minimalloc", "example", "gen-json", "gen-api", "planted"};
 static const char *const kind_titles[CASE_KINDS] = {
     "MiniMalloc instances (CSV import)",
     "Examples (every .json file in examples/)",
     "Generated kernels through JSON (`sballoc gen`, loaded from a file)",
     "Generated kernels through the C API (in memory, no JSON)",
+    "Planted packing instances (`sballoc gen --planted`: a zero-slack packing exists)",
 };
+enum { PLANTED_TIMEOUT = 30, PLANTED_CAPACITY = 65536 };
 
 typedef struct bench_case {
     case_kind kind;
@@ -65,6 +75,8 @@ typedef struct bench_case {
     char path[1024];
     int64_t capacity;     /* CSV only */
     uint32_t tensors;     /* generated only */
+    uint64_t seed;        /* planted only */
+    bool one_d;           /* planted only: every tensor full height */
 } bench_case;
 
 typedef enum run_status { RUN_OK = 0, RUN_LOAD_FAILED, RUN_ALLOC_FAILED, RUN_CRASHED, RUN_TIMEOUT } run_status;
@@ -98,6 +110,7 @@ typedef struct options {
     const char *source;
     uint32_t sizes[MAX_SIZES], nsizes;
     uint32_t api_sizes[MAX_SIZES], napi;
+    uint32_t planted_sizes[MAX_SIZES], nplanted, planted_seeds;
     bool strategy_on[SBA_STRATEGY_COUNT];
     const char *only;
     unsigned timeout;
@@ -206,6 +219,19 @@ static void fail(result *r, uint32_t status, const char *what, const sba_error *
 static bir_module *load(const bench_case *c, result *r)
 {
     sba_error err;
+    if (c->kind == CASE_PLANTED) {
+        sba_planted_options p;
+        sba_planted_defaults(&p);
+        p.seed = c->seed;
+        p.tensors = c->tensors;
+        p.capacity = PLANTED_CAPACITY;
+        p.heights = c->one_d ? "full" : "q:1,h:1,f:1";
+        double t0 = now();
+        bir_module *m = sba_gen_planted(&p, false, NULL, &err);
+        r->build_s = now() - t0;
+        if (!m) fail(r, RUN_LOAD_FAILED, "gen --planted", &err);
+        return m;
+    }
     if (c->kind == CASE_GEN_API) {
         sba_gen_options g;
         sba_gen_defaults(&g);
@@ -499,6 +525,44 @@ static void md_table(FILE *f, const bench_case *cases, const result *res, uint32
     }
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Per planted family and size: packed with no spill, median and largest time. */
+static void md_planted_summary(FILE *f, const bench_case *cases, const result *res, uint32_t nres)
+{
+    bool any = false;
+    for (uint32_t i = 0; i < nres && !any; i++) any = cases[res[i].kase].kind == CASE_PLANTED;
+    if (!any) return;
+    fprintf(f, "\n#### Planted instances, summary\n\n| family | tensors | packed, no spill | median time | "
+               "largest time |\n|---|---:|---:|---:|---:|\n");
+    for (int d = 1; d >= 0; d--)
+        for (uint32_t size = 0; size <= 1u << 30;) {
+            uint32_t next = UINT32_MAX, packed = 0, runs = 0;
+            double t[MAX_RUNS];
+            for (uint32_t i = 0; i < nres; i++) {
+                const bench_case *c = &cases[res[i].kase];
+                if (c->kind != CASE_PLANTED || c->one_d != (d == 1)) continue;
+                if (c->tensors > size && c->tensors < next) next = c->tensors;
+                if (c->tensors != size) continue;
+                bool ok = res[i].status == RUN_OK && !res[i].spilled && res[i].verified > 0;
+                packed += ok;
+                t[runs++] = res[i].status == RUN_TIMEOUT ? PLANTED_TIMEOUT : res[i].alloc_s;
+            }
+            if (runs) {
+                qsort(t, runs, sizeof *t, cmp_double);
+                double med = runs % 2 ? t[runs / 2] : (t[runs / 2 - 1] + t[runs / 2]) / 2;
+                fprintf(f, "| %s | %u | %u/%u | %.2f s | %.2f s |\n", d ? "1-D" : "2-D (q:h:f 1:1:1)", size, packed,
+                        runs, med, t[runs - 1]);
+            }
+            if (next == UINT32_MAX) break;
+            size = next;
+        }
+}
+
 static void md_phases(FILE *f, const bench_case *cases, const result *res, uint32_t nres)
 {
     fprintf(f, "\n### Time per phase (ms)\n\n| input | strategy |");
@@ -628,6 +692,7 @@ static void write_markdown(FILE *f, const bench_case *cases, const result *res, 
                o->timeout, sysconf(_SC_NPROCESSORS_ONLN), wall);
     if (notes[0]) fprintf(f, "\n%s", notes);
     for (int k = 0; k < CASE_KINDS; k++) md_table(f, cases, res, nres, (case_kind)k);
+    md_planted_summary(f, cases, res, nres);
     md_phases(f, cases, res, nres);
     md_growth(f, cases, res, nres, o);
 }
@@ -687,7 +752,8 @@ static uint32_t add_glob(bench_case *cases, uint32_t n, const options *o, const 
 static int usage(void)
 {
     fprintf(stderr, "usage: bench_alloc [--source-dir DIR] [--sizes N,...] [--api-sizes N,...] "
-                    "[--strategies S,...] [--only TEXT] [--timeout SECONDS] [--no-write]\n");
+                    "[--planted-sizes N,...] [--planted-seeds N] [--strategies S,...] [--only TEXT] "
+                    "[--timeout SECONDS] [--no-write]\n");
     return 2;
 }
 
@@ -699,6 +765,9 @@ static int parse_args(int argc, char **argv, options *o)
     o->sizes[0] = 1000, o->sizes[1] = 10000, o->sizes[2] = 100000;
     o->napi = 4;
     o->api_sizes[0] = 1000, o->api_sizes[1] = 10000, o->api_sizes[2] = 100000, o->api_sizes[3] = 1000000;
+    o->nplanted = 3;
+    o->planted_sizes[0] = 300, o->planted_sizes[1] = 1000, o->planted_sizes[2] = 2000;
+    o->planted_seeds = 3;
     for (uint32_t s = 0; s < SBA_STRATEGY_COUNT; s++) o->strategy_on[s] = true;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -714,6 +783,12 @@ static int parse_args(int argc, char **argv, options *o)
             if (!(!strcmp(v, "none") ? (o->nsizes = 0, true) : parse_list(v, o->sizes, &o->nsizes))) return usage();
         } else if (!strcmp(a, "--api-sizes")) {
             if (!(!strcmp(v, "none") ? (o->napi = 0, true) : parse_list(v, o->api_sizes, &o->napi))) return usage();
+        } else if (!strcmp(a, "--planted-sizes")) {
+            if (!(!strcmp(v, "none") ? (o->nplanted = 0, true) : parse_list(v, o->planted_sizes, &o->nplanted)))
+                return usage();
+        } else if (!strcmp(a, "--planted-seeds")) {
+            o->planted_seeds = (uint32_t)strtoul(v, NULL, 10);
+            if (!o->planted_seeds) return usage();
         } else if (!strcmp(a, "--strategies")) {
             for (uint32_t s = 0; s < SBA_STRATEGY_COUNT; s++) o->strategy_on[s] = false;
             char buf[128];
@@ -781,16 +856,33 @@ int main(int argc, char **argv)
         if (wanted(&o, c->name)) n++;
     }
 
+    uint32_t nother = n;
+    for (int d = 1; d >= 0; d--)
+        for (uint32_t i = 0; i < o.nplanted; i++)
+            for (uint32_t seed = 1; seed <= o.planted_seeds && n < MAX_CASES; seed++) {
+                bench_case *c = &cases[n];
+                memset(c, 0, sizeof *c);
+                c->kind = CASE_PLANTED;
+                c->tensors = o.planted_sizes[i];
+                c->seed = seed;
+                c->one_d = d == 1;
+                snprintf(c->name, sizeof c->name, "planted %s %u seed %u", d ? "1-D" : "2-D", c->tensors, seed);
+                if (wanted(&o, c->name)) n++;
+            }
+
     uint32_t total = 0, nres = 0;
-    for (uint32_t s = 0; s < SBA_STRATEGY_COUNT; s++) total += o.strategy_on[s] ? n : 0;
+    for (uint32_t s = 0; s < SBA_STRATEGY_COUNT; s++) total += o.strategy_on[s] ? nother : 0;
+    total += o.strategy_on[SBA_STRATEGY_COLORING] ? n - nother : 0;
     double start = now();
     for (uint32_t k = 0; k < n; k++)
         for (uint32_t s = 0; s < SBA_STRATEGY_COUNT; s++) {
             if (!o.strategy_on[s]) continue;
+            bool planted = cases[k].kind == CASE_PLANTED;
+            if (planted && s != SBA_STRATEGY_COLORING) continue;
             fprintf(stderr, "bench_alloc: [%u/%u] %s, %s ... ", nres + 1, total, cases[k].name, sba_strategy_name(s));
             double t0 = now();
             result *r = &res[nres++];
-            run_in_child(&cases[k], k, s, o.timeout, r);
+            run_in_child(&cases[k], k, s, planted && o.timeout > PLANTED_TIMEOUT ? PLANTED_TIMEOUT : o.timeout, r);
             char oc[160];
             fprintf(stderr, "%s, %.2f s\n", outcome(r, oc, sizeof oc), now() - t0);
         }
