@@ -680,6 +680,79 @@ static bool sw_misses_fixed(const sx *S, uint32_t i, uint32_t o, int64_t at)
     return true;
 }
 
+
+static int cmp_iv_lo(const void *a, const void *b)
+{
+    const sw_iv *x = a, *y = b;
+    if (x->lo != y->lo) return x->lo < y->lo ? -1 : 1;
+    return x->hi < y->hi ? -1 : x->hi > y->hi;
+}
+
+/* The longest run of addresses free in every quarter of mask m among the
+ * intervals iv[0..n) (sorted by lo; q holds each one's quarter mask). */
+static int64_t sw_longest(const sx *S, const sw_iv *iv, uint32_t n, uint32_t m)
+{
+    int64_t cur = 0, best = 0;
+    for (uint32_t x = 0; x < n; x++) {
+        if (!(iv[x].q & m)) continue;
+        if (iv[x].lo - cur > best) best = iv[x].lo - cur;
+        if (iv[x].hi > cur) cur = iv[x].hi;
+    }
+    return S->cap - cur > best ? S->cap - cur : best;
+}
+
+/* Look-ahead after node j was placed in section k: every node still to
+ * start while j is live must find, at its first section, a run of free
+ * addresses as long as itself in the quarters of one of its options. The
+ * nodes placed so far all start at or before k, so those that meet such a
+ * node are live at its first section: if no run is long enough there now,
+ * none will be. Without this a wrong choice is met only when the sweep
+ * reaches that section. */
+static int sw_ahead(sx *S, uint32_t j, uint32_t k)
+{
+    const sx_node *nd = &S->nodes[j];
+    for (uint32_t k2 = k + 1; k2 <= nd->s1 && k2 < S->K; k2++) {
+        if (!S->nstart[k2]) continue;
+        uint32_t base = S->nivs;
+        for (uint32_t x = 0; x < S->ncover[k2]; x++) {
+            uint32_t i = S->cover[k2][x];
+            if (!S->placed[i]) continue;
+            if (!sw_push(S, &S->ivs, &S->nivs, &S->capivs,
+                         (sw_iv){S->off[i], S->off[i] + S->nodes[i].size, S->nodes[i].qmask[S->opt[i]], k2}))
+                return -1;
+        }
+        for (uint32_t x = 0; x < S->nfcover[k2]; x++) {
+            const sx_fixed *fx = &S->fixed[S->fcover[k2][x]];
+            if (!sw_push(S, &S->ivs, &S->nivs, &S->capivs, (sw_iv){fx->lo, fx->hi, fx->qmask, k2})) return -1;
+        }
+        uint32_t n = S->nivs - base;
+        S->work += n + S->ncover[k2];
+        qsort(S->ivs + base, n, sizeof *S->ivs, cmp_iv_lo);
+        int64_t run[MASKS];
+        for (uint32_t m = 0; m < MASKS; m++) run[m] = -1;
+        bool ok = true;
+        for (uint32_t x = 0; x < S->ncover[k2] && ok; x++) {
+            uint32_t i = S->cover[k2][x];
+            const sx_node *ni = &S->nodes[i];
+            if (S->placed[i] || ni->s0 != k2) continue;
+            bool fits = false;
+            for (uint32_t o = 0; o < ni->nopt && !fits; o++) {
+                uint32_t m = ni->qmask[o];
+                if (run[m] < 0) run[m] = sw_longest(S, S->ivs + base, n, m);
+                fits = run[m] >= ni->size;
+            }
+            ok = fits;
+        }
+        S->nivs = base;
+        if (!ok) return 0;
+        if (S->work > S->budget) {
+            S->exhausted = true;
+            return -1;
+        }
+    }
+    return 1;
+}
+
 static int sweep(sx *S, uint32_t k)
 {
     while (k < S->K && !S->nstart[k]) k++;
@@ -750,7 +823,8 @@ static int sweep(sx *S, uint32_t k)
             S->placed[j] = true, S->off[j] = low, S->opt[j] = o;
             S->nstart[k]--;
             S->nleft--;
-            r = sweep(S, k);
+            r = sw_ahead(S, j, k);
+            if (r == 1) r = sweep(S, k);
             if (r != 1) {
                 S->placed[j] = false;
                 S->nstart[k]++;
