@@ -727,7 +727,8 @@ static int sw_ahead(sx *S, uint32_t j, uint32_t k)
         }
         uint32_t n = S->nivs - base;
         S->work += n + S->ncover[k2];
-        qsort(S->ivs + base, n, sizeof *S->ivs, cmp_iv_lo);
+        sw_iv *iv = n ? S->ivs + base : NULL; /* ivs is NULL while nothing was pushed */
+        if (n > 1) qsort(iv, n, sizeof *iv, cmp_iv_lo);
         int64_t run[MASKS];
         for (uint32_t m = 0; m < MASKS; m++) run[m] = -1;
         bool ok = true;
@@ -738,7 +739,7 @@ static int sw_ahead(sx *S, uint32_t j, uint32_t k)
             bool fits = false;
             for (uint32_t o = 0; o < ni->nopt && !fits; o++) {
                 uint32_t m = ni->qmask[o];
-                if (run[m] < 0) run[m] = sw_longest(S, S->ivs + base, n, m);
+                if (run[m] < 0) run[m] = sw_longest(S, iv, n, m);
                 fits = run[m] >= ni->size;
             }
             ok = fits;
@@ -778,20 +779,21 @@ static int sweep(sx *S, uint32_t k)
         if (!sw_push(S, &S->ivs, &S->nivs, &S->capivs, S->closed[x])) return -1;
     uint32_t n = S->nivs - base;
     S->work += n + S->ncover[k];
-    qsort(S->ivs + base, n, sizeof *S->ivs, cmp_iv);
+    sw_iv *iv = n ? S->ivs + base : NULL; /* ivs is NULL while nothing was pushed */
+    if (n > 1) qsort(iv, n, sizeof *iv, cmp_iv);
     /* free bytes and the lowest free address of each quarter */
     int64_t free_bytes = 0, low = S->cap, lowtop = S->cap;
     uint32_t lowq = 0;
     for (uint32_t q = 0; q < S->Q; q++) {
         int64_t cur = 0, first = -1, firsttop = S->cap;
         for (uint32_t x = 0; x < n; x++) {
-            const sw_iv *iv = &S->ivs[base + x];
-            if (iv->q != q) continue;
-            if (iv->lo > cur) {
-                free_bytes += iv->lo - cur;
-                if (first < 0) first = cur, firsttop = iv->lo;
+            const sw_iv *v = &iv[x];
+            if (v->q != q) continue;
+            if (v->lo > cur) {
+                free_bytes += v->lo - cur;
+                if (first < 0) first = cur, firsttop = v->lo;
             }
-            if (iv->hi > cur) cur = iv->hi;
+            if (v->hi > cur) cur = v->hi;
         }
         if (cur < S->cap) {
             free_bytes += S->cap - cur;
@@ -818,7 +820,7 @@ static int sweep(sx *S, uint32_t k)
             if (!(nd->qmask[o] & (1u << lowq))) continue;
             bool fits = true;
             for (uint32_t q = 0; q < S->Q && fits; q++)
-                if (nd->qmask[o] & (1u << q)) fits = sw_clear(S->ivs + base, n, q, low, nd->size);
+                if (nd->qmask[o] & (1u << q)) fits = sw_clear(iv, n, q, low, nd->size);
             if (!fits || (S->nfixed && !sw_misses_fixed(S, j, o, low))) continue;
             S->placed[j] = true, S->off[j] = low, S->opt[j] = o;
             S->nstart[k]--;
