@@ -242,6 +242,7 @@ static void floors_of(const sx *S, uint32_t k, int64_t at, int64_t *e)
 /* The room above the floors still holds the unplaced demand of section k. */
 static bool section_ok(const sx *S, uint32_t k)
 {
+    if (S->Q == 1) return S->rem[k] <= room_at(S, 0, k, S->floor[k]); /* the hot 1-D case, inline */
     int64_t e[SBA_BANDS];
     floors_of(S, k, 0, e);
     return section_fits(S, k, e);
@@ -385,6 +386,7 @@ static int cmp_ocand(const void *a, const void *b)
 /* The room above max(floor, at) still holds section k's unplaced demand. */
 static bool section_ok_from(const sx *S, uint32_t k, int64_t at)
 {
+    if (S->Q == 1) return S->rem[k] <= room_at(S, 0, k, S->floor[k] > at ? S->floor[k] : at);
     int64_t e[SBA_BANDS];
     floors_of(S, k, at, e);
     return section_fits(S, k, e);
@@ -439,7 +441,7 @@ static int landings(sx *S, uint32_t ka, uint32_t kb, int64_t from, bool collect,
             int64_t f = S->floor[at] > S->minland[at] ? S->floor[at] : S->minland[at];
             e[q] = f > from ? f : from;
         }
-        if (!section_fits(S, k, e)) return 0;
+        if (S->Q == 1 ? S->rem[k] > room_at(S, 0, k, e[0]) : !section_fits(S, k, e)) return 0;
     }
     return 1;
 }
@@ -726,7 +728,7 @@ static int sw_ahead(sx *S, uint32_t j, uint32_t k)
             if (!sw_push(S, &S->ivs, &S->nivs, &S->capivs, (sw_iv){fx->lo, fx->hi, fx->qmask, k2})) return -1;
         }
         uint32_t n = S->nivs - base;
-        S->work += n + S->ncover[k2];
+        S->work += 4 * ((uint64_t)n + S->ncover[k2]); /* the sort and the run scans cost more than one unit each */
         sw_iv *iv = n ? S->ivs + base : NULL; /* ivs is NULL while nothing was pushed */
         if (n > 1) qsort(iv, n, sizeof *iv, cmp_iv_lo);
         int64_t run[MASKS];
@@ -778,7 +780,7 @@ static int sweep(sx *S, uint32_t k)
     for (uint32_t x = S->nclosed; x-- > 0 && S->closed[x].k == k;)
         if (!sw_push(S, &S->ivs, &S->nivs, &S->capivs, S->closed[x])) return -1;
     uint32_t n = S->nivs - base;
-    S->work += n + S->ncover[k];
+    S->work += 4 * ((uint64_t)n + S->ncover[k]); /* the sort and the scans cost more than one unit each */
     sw_iv *iv = n ? S->ivs + base : NULL; /* ivs is NULL while nothing was pushed */
     if (n > 1) qsort(iv, n, sizeof *iv, cmp_iv);
     /* free bytes and the lowest free address of each quarter */
@@ -941,7 +943,8 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
             sn->nopt++;
         }
         sn->weight = (uint32_t)__builtin_popcount(sn->qmask[0]);
-        sn->kind = sn->nopt == 1 ? DEMAND_ONE
+        sn->kind = all_full ? DEMAND_FREE /* one band: the total says it all */
+                   : sn->nopt == 1 ? DEMAND_ONE
                    : sn->nopt == 2 && sn->qmask[0] == 3 && sn->qmask[1] == 12 ? DEMAND_HALVES : DEMAND_FREE;
         nn++;
     }
@@ -1136,7 +1139,7 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
             for (p = 0; p < PLAN_LEN && r == OUTCOME_BUDGET && left > 0; p++) {
                 bool greedy = PLAN[p].kind == KIND_GREEDY || PLAN[p].kind >= KIND_SWEEP; /* pack only */
                 if (greedy != (round == 0)) continue; /* the greedy runs once, first */
-                uint64_t share = PLAN[p].kind >= KIND_SWEEP ? left / 64 : greedy ? left / 16 : limit < left ? limit : left;
+                uint64_t share = PLAN[p].kind >= KIND_SWEEP ? left / 128 : greedy ? left / 16 : limit < left ? limit : left;
                 uint64_t before = c->search_left;
                 r = search_part(c, ids + a, b - a, PLAN[p].order, PLAN[p].kind, flip, share);
                 uint64_t used = before - c->search_left;
