@@ -150,7 +150,7 @@ static inline bir_location *find_loc(const fx *f, const char *name)
 
 static inline uint32_t id(const fx *f, const char *loc)
 {
-    uint32_t v = find_loc(f, loc)->node;
+    uint32_t v = sb_node_of(&f->c, find_loc(f, loc));
     cr_assert_neq(v, SB_NO_NODE, "%s is not a node", loc);
     cr_assert_lt(v, f->c.n);
     return v;

@@ -17,11 +17,11 @@ Test(renumber, dense_ids_for_sb_placements)
           SB_TO_PARTNERS);
     cr_assert_eq(f.c.n, 2);
     cr_assert_eq(f.rep.nodes, 2);
-    cr_assert_eq(find_loc(&f, "a")->node, 0);
-    cr_assert_eq(find_loc(&f, "b")->node, 1);
-    cr_assert_eq(find_loc(&f, "unused")->node, SB_NO_NODE);
-    cr_assert_eq(find_loc(&f, "x")->node, SB_NO_NODE);
-    cr_assert_eq(find_loc(&f, "ps")->node, SB_NO_NODE);
+    cr_assert_eq(sb_node_of(&f.c, find_loc(&f, "a")), 0);
+    cr_assert_eq(sb_node_of(&f.c, find_loc(&f, "b")), 1);
+    cr_assert_eq(sb_node_of(&f.c, find_loc(&f, "unused")), SB_NO_NODE);
+    cr_assert_eq(sb_node_of(&f.c, find_loc(&f, "x")), SB_NO_NODE);
+    cr_assert_eq(sb_node_of(&f.c, find_loc(&f, "ps")), SB_NO_NODE);
     assert_log_has(&f, "renumber locations: 2 nodes (SbRenumberLocationsCount)\n");
     fx_free(&f);
 }

@@ -308,7 +308,7 @@ struct bir_location {
     int32_t base;            /* base partition; BIR_NO_BASE when unplaced */
     int32_t pack_id_hint;    /* PSUM only; -1 by default */
     uint32_t nalias, capalias;
-    uint32_t node;           /* scratch: the allocator's node id during a pass */
+    uint32_t index;          /* dense in its function, in creation order: 0 .. fn->nloc_index - 1 */
     uint32_t alloc_flags;    /* allocator-owned: BIR_LOC_* below; not saved */
     uint32_t omitted;        /* BIR_OMIT_* */
     bool has_bank;
@@ -416,6 +416,7 @@ struct bir_function {
     uint32_t nblocks, capblocks;
     bir_inst **insts;        /* every instruction, loops included, in program order */
     uint32_t ninsts, capinsts;
+    uint32_t nloc_index;     /* placements ever added: the next bir_location.index */
     struct sba_strmap *inst_by_name; /* the first instruction of each name */
     uint32_t omitted;        /* BIR_OMIT_* */
     bir_extras extras;

@@ -151,6 +151,7 @@ bir_location *bir_location_add(bir_set *set, const char *name, uint32_t type, sb
         if (sba_strmap_put(set->loc_by_name, loc->name, loc, NULL) < 0) return nomem(err), NULL;
     }
     loc->set = set;
+    loc->index = set->fn->nloc_index++;
     loc->type = type;
     loc->addr = BIR_NO_ADDR;
     loc->base = BIR_NO_BASE;

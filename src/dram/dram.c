@@ -63,6 +63,7 @@ typedef struct dctx {
     bir_location **locs;         /* every DRAM location of fn */
     uint32_t nlocs;
     uint32_t *parent;            /* union-find over locs */
+    uint32_t *slot;              /* bir_location.index -> its index in locs */
     ditem *items;
     uint32_t nitems;
     int64_t (*gaps)[2];
@@ -98,12 +99,14 @@ static sba_status index_locations(dctx *c)
     c->parent = sba_arena_array(&c->ar, (size_t)n + 1, sizeof *c->parent);
     c->items = sba_arena_array(&c->ar, (size_t)n + 1, sizeof *c->items);
     c->gaps = sba_arena_array(&c->ar, (size_t)n + 1, sizeof *c->gaps);
-    if (!c->locs || !c->parent || !c->items || !c->gaps) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory");
+    c->slot = sba_arena_array(&c->ar, (size_t)fn->nloc_index + 1, sizeof *c->slot);
+    if (!c->locs || !c->parent || !c->items || !c->gaps || !c->slot)
+        return sba_err(c->err, SBA_ERR_NOMEM, "out of memory");
     for (uint32_t s = 0; s < fn->nsets; s++)
         for (uint32_t l = 0; l < fn->sets[s]->nlocs; l++) {
             bir_location *loc = fn->sets[s]->locs[l];
             if (loc->type != BIR_MEM_DRAM) continue;
-            loc->node = c->nlocs; /* scratch: this pass's index */
+            c->slot[loc->index] = c->nlocs;
             c->parent[c->nlocs] = c->nlocs;
             c->locs[c->nlocs++] = loc;
         }
@@ -114,7 +117,7 @@ static sba_status index_locations(dctx *c)
             if (!bir_alias_has(loc->alias[k], BIR_ALIAS_MUST) || !peer || peer->set->fn != fn ||
                 peer->type != BIR_MEM_DRAM)
                 continue;
-            uint32_t a = find(c, i), b = find(c, peer->node);
+            uint32_t a = find(c, i), b = find(c, c->slot[peer->index]);
             if (a != b) c->parent[a < b ? b : a] = a < b ? a : b;
         }
     }

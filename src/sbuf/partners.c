@@ -105,15 +105,15 @@ static void pair_for(sb_ctx *c, bir_live_scratch *ls, bir_inst *in)
 {
     if (bir_opcode_rereads_inputs(in->opcode) || !elementwise(in->opcode) || in->nouts != 1) return;
     const bir_operand *out = &in->outs[0];
-    if (!out->loc || out->loc->type != BIR_MEM_SB || out->loc->node == SB_NO_NODE) return;
-    uint32_t b = out->loc->node;
+    if (!out->loc || out->loc->type != BIR_MEM_SB || sb_node_of(c, out->loc) == SB_NO_NODE) return;
+    uint32_t b = sb_node_of(c, out->loc);
     if (!colorable_node(&c->info[b]) || split_before(c, out->loc)) return;
     for (uint32_t k = 0; k < in->nins; k++)
         if (in->ins[k].loc == out->loc) return;
     for (uint32_t k = 0; k < in->nins; k++) {
         const bir_operand *op = &in->ins[k];
-        if (!op->loc || op->loc->type != BIR_MEM_SB || op->loc->node == SB_NO_NODE) continue;
-        uint32_t a = op->loc->node;
+        if (!op->loc || op->loc->type != BIR_MEM_SB || sb_node_of(c, op->loc) == SB_NO_NODE) continue;
+        uint32_t a = sb_node_of(c, op->loc);
         const sb_node *na = &c->info[a], *nb = &c->info[b];
         if (!colorable_node(na) || split_before(c, op->loc) || na->partitions != nb->partitions || na->nblocks != nb->nblocks ||
             na->bytes_per_block != nb->bytes_per_block || !same_ap(op, out))

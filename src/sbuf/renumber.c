@@ -4,7 +4,7 @@
  * seed's candidate(): type SB and !isTensorKindOutput), with at least one
  * access. A placement whose addr and base are both given is precoloured: a
  * fixed rectangle that constrains the others and is never moved; SB outputs
- * must be precoloured. The id is stamped into loc->node.
+ * must be precoloured. The id is recorded in c->node_of[loc->index].
  *
  * Requires: def-use lists. Produces: c->info[0..n), SbRenumberLocationsCount.
  * Complexity: O(locations + accesses). */
@@ -33,13 +33,12 @@ sba_status sb_renumber_locations(sb_ctx *c)
     bir_function *fn = c->fn;
     uint32_t n = 0;
     for (uint32_t s = 0; s < fn->nsets; s++)
-        for (uint32_t l = 0; l < fn->sets[s]->nlocs; l++) {
-            bir_location *loc = fn->sets[s]->locs[l];
-            loc->node = SB_NO_NODE;
-            n += loc->type == BIR_MEM_SB;
-        }
+        for (uint32_t l = 0; l < fn->sets[s]->nlocs; l++) n += fn->sets[s]->locs[l]->type == BIR_MEM_SB;
     c->info = sba_arena_array(&c->ar, (size_t)n + 1, sizeof *c->info);
-    if (!c->info) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory");
+    c->nnode_of = fn->nloc_index;
+    c->node_of = sba_arena_array(&c->ar, (size_t)c->nnode_of + 1, sizeof *c->node_of);
+    if (!c->info || !c->node_of) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory");
+    for (uint32_t i = 0; i < c->nnode_of; i++) c->node_of[i] = SB_NO_NODE;
     uint32_t id = 0, fixed_nodes = 0;
     for (uint32_t s = 0; s < fn->nsets; s++) {
         bir_set *set = fn->sets[s];
@@ -102,7 +101,7 @@ sba_status sb_renumber_locations(sb_ctx *c)
             }
             nd->band_width = sb_height_band_width(nd->height);
             fixed_nodes += fixed;
-            loc->node = id++;
+            c->node_of[loc->index] = id++;
         }
     }
     c->n = id;

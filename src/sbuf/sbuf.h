@@ -82,6 +82,8 @@ typedef struct sb_ctx {
     bir_linear lin;
     sb_node *info;
     uint32_t n;
+    uint32_t *node_of;        /* bir_location.index -> node id, SB_NO_NODE */
+    uint32_t nnode_of;
     bool partners_enabled;
     uint32_t iteration;
     /* build */
@@ -149,6 +151,12 @@ int64_t sb_impact(const sb_ctx *c, uint32_t i, uint32_t j);
 int64_t sb_possible_placements(const sb_ctx *c, uint32_t i);
 
 /* ---- renumber.c -------------------------------------------------------- */
+/* The node of a placement, SB_NO_NODE when it is none (not SB, or made after
+ * the last renumbering). */
+static inline uint32_t sb_node_of(const sb_ctx *c, const bir_location *loc)
+{
+    return loc->index < c->nnode_of ? c->node_of[loc->index] : SB_NO_NODE;
+}
 sba_status sb_renumber_locations(sb_ctx *c);
 
 /* ---- memloc_split.c ---------------------------------------------------- */
