@@ -543,6 +543,10 @@ bir_inst *bir_inst_new(bir_function *fn, const char *name, uint32_t opcode, sba_
  * each instruction's parent becomes the block. */
 sba_status bir_block_set_insts(bir_function *fn, bir_block *b, bir_inst *const *insts, uint32_t n,
                                sba_error *err);
+/* Makes *op the physical access of the whole of a 2-D set [P, F]
+ * (partition_dim 0) through its first placement: pairs [[F, P], [1, F]].
+ * The pairs go in the module's arena; false when out of memory. */
+bool bir_operand_set_whole(bir_operand *op, bir_set *set);
 /* Rebuilds fn->insts in program order and renumbers inst->index. */
 sba_status bir_function_reindex(bir_function *fn, sba_error *err);
 /* A name not yet used by an instruction of fn: `base`, else base.1, base.2, ...

@@ -440,24 +440,6 @@ static bir_set *add_buffer(bir_function *fn, const csv_row *row, sba_error *err)
     return set;
 }
 
-/* The whole-tensor access of a [128, size] uint8 set. */
-static bool whole(sba_arena *ar, bir_operand *op, bir_set *set)
-{
-    int64_t size = set->shape[1];
-    op->kind = BIR_OPND_PHYSICAL_AP;
-    op->set = set;
-    op->loc = set->locs[0];
-    op->dtype = set->dtype;
-    op->ndims = 2;
-    op->ap = sba_arena_array(ar, 2, sizeof *op->ap);
-    if (!op->ap) return false;
-    op->ap[0][0] = size;
-    op->ap[0][1] = PARTITIONS;
-    op->ap[1][0] = 1;
-    op->ap[1][1] = size;
-    return true;
-}
-
 /* One def@t or use@t instruction touching the buffers ev[0..n). */
 static sba_status add_event_inst(bir_function *fn, bir_block *b, bir_set **sets, const csv_event *ev, uint32_t n,
                                  sba_error *err)
@@ -471,7 +453,7 @@ static sba_status add_event_inst(bir_function *fn, bir_block *b, bir_set **sets,
     bir_operand *ops = sba_arena_array(ar, n, sizeof *ops);
     if (!ops) return sba_err(err, SBA_ERR_NOMEM, "out of memory");
     for (uint32_t k = 0; k < n; k++)
-        if (!whole(ar, &ops[k], sets[ev[k].row])) return sba_err(err, SBA_ERR_NOMEM, "out of memory");
+        if (!bir_operand_set_whole(&ops[k], sets[ev[k].row])) return sba_err(err, SBA_ERR_NOMEM, "out of memory");
     if (use) {
         in->opcode_name = USE_OPCODE;
         in->ins = ops;

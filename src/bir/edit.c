@@ -83,3 +83,20 @@ const char *bir_set_fresh_location_name(bir_set *set, const char *base)
         if (!bir_set_find_location(set, buf)) return sba_arena_strdup(set->fn->module->arena, buf);
     }
 }
+
+bool bir_operand_set_whole(bir_operand *op, bir_set *set)
+{
+    int64_t p = set->shape[0], f = set->shape[1];
+    op->kind = BIR_OPND_PHYSICAL_AP;
+    op->set = set;
+    op->loc = set->locs[0];
+    op->dtype = set->dtype;
+    op->ndims = 2;
+    op->ap = sba_arena_array(set->fn->module->arena, 2, sizeof *op->ap);
+    if (!op->ap) return false;
+    op->ap[0][0] = f;
+    op->ap[0][1] = p;
+    op->ap[1][0] = 1;
+    op->ap[1][1] = f;
+    return true;
+}

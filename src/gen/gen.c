@@ -50,6 +50,7 @@
 #include "base/arena.h"
 #include "base/error.h"
 #include "gen/heights.h"
+#include "gen/rng.h"
 #include "sballoc/gen.h"
 #include "sballoc/program.h"
 
@@ -73,22 +74,12 @@ enum {
 
 /* ---- the random stream: splitmix64 ------------------------------------- */
 
-typedef struct rng {
-    uint64_t s;
-} rng;
 
-static uint64_t rng_next(rng *r)
-{
-    uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
 
 /* Uniform in [0, n) for n >= 1 (multiply-shift; the bias is below 2^-32). */
-static uint32_t rng_below(rng *r, uint32_t n)
+static uint32_t rng_below(sba_rng *r, uint32_t n)
 {
-    return (uint32_t)(((rng_next(r) >> 32) * (uint64_t)n) >> 32);
+    return (uint32_t)(((sba_rng_next(r) >> 32) * (uint64_t)n) >> 32);
 }
 
 /* ---- state ------------------------------------------------------------- */
@@ -133,7 +124,7 @@ typedef struct gen {
     bir_function *fn;
     sba_arena *ar;
     sba_error *err;
-    rng r;
+    sba_rng r;
     uint32_t weight[3], wsum;        /* heights mix: 32, 64, 128 partitions */
     int64_t cap, target;             /* SB bytes per partition; pressure × cap */
     int64_t slot_addr[PRE_SLOTS];

@@ -44,25 +44,16 @@
 #include "base/arena.h"
 #include "base/error.h"
 #include "gen/heights.h"
+#include "gen/rng.h"
 #include "sballoc/gen.h"
 #include "sballoc/program.h"
 
 enum { MIN_PLANTED = 8, MAX_PLANTED = 1000000, QUARTERS = 4 };
 
-typedef struct prng {
-    uint64_t s;
-} prng;
 
-static uint64_t prng_next(prng *r)
-{
-    uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
 
 /* Uniform in [0, n), n >= 1. */
-static uint64_t prng_below(prng *r, uint64_t n) { return prng_next(r) % n; }
+static uint64_t prng_below(sba_rng *r, uint64_t n) { return sba_rng_next(r) % n; }
 
 /* A box of the cut: time [t0, t1), bytes [a0, a1) in alignment units,
  * quarters [q0, q0 + h). */
@@ -73,7 +64,7 @@ typedef struct pbox {
 
 typedef struct planted {
     const sba_planted_options *o;
-    prng r;
+    sba_rng r;
     pbox *box;
     uint32_t n, cap;
     int64_t units, min_units, align;
@@ -175,23 +166,6 @@ static int event_cmp(const void *a, const void *b)
     return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
-static bool whole(sba_arena *ar, bir_operand *op, bir_set *set)
-{
-    int64_t f = set->shape[1], p = set->shape[0];
-    op->kind = BIR_OPND_PHYSICAL_AP;
-    op->set = set;
-    op->loc = set->locs[0];
-    op->dtype = set->dtype;
-    op->ndims = 2;
-    op->ap = sba_arena_array(ar, 2, sizeof *op->ap);
-    if (!op->ap) return false;
-    op->ap[0][0] = f;
-    op->ap[0][1] = p;
-    op->ap[1][0] = 1;
-    op->ap[1][1] = f;
-    return true;
-}
-
 static bir_module *build(planted *p, bool solution, const sba_allocator *a, sba_arena *scratch)
 {
     sba_error *err = p->err;
@@ -249,7 +223,7 @@ static bir_module *build(planted *p, bool solution, const sba_allocator *a, sba_
         bir_operand *ops = sba_arena_array(m->arena, j - i, sizeof *ops);
         if (!ops) goto nomem;
         for (uint32_t k = i; k < j; k++)
-            if (!whole(m->arena, &ops[k - i], sets[ev[k].idx])) goto nomem;
+            if (!bir_operand_set_whole(&ops[k - i], sets[ev[k].idx])) goto nomem;
         if (ev[i].use) {
             in->opcode_name = "Release";
             in->ins = ops;

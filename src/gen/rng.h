@@ -1,0 +1,20 @@
+/* The generators' seeded stream, splitmix64: the same seed gives the same
+ * numbers on every machine, so the same arguments give the same module. */
+#ifndef SBA_GEN_RNG_H
+#define SBA_GEN_RNG_H
+
+#include <stdint.h>
+
+typedef struct sba_rng {
+    uint64_t s;
+} sba_rng;
+
+static inline uint64_t sba_rng_next(sba_rng *r)
+{
+    uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+#endif
