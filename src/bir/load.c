@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include "base/arena.h"
@@ -1110,9 +1111,10 @@ static void syntax_error(const char *text, size_t len, size_t pos, sba_error *er
 }
 
 /* Parses text, then builds the model. `owned`, when not NULL, is the caller's
- * copy of text (from `a`): it is freed as soon as the parse succeeded, so the
- * text and the model are never resident together. */
-static bir_module *load_text(const char *text, size_t len, char *owned, const sba_allocator *a,
+ * copy of text (from `a`), and `mapped` a mapping of the file that holds it:
+ * either is released as soon as the text is parsed, so the text and the model
+ * are never resident together. */
+static bir_module *load_text(const char *text, size_t len, char *owned, void *mapped, const sba_allocator *a,
                              sba_error *err)
 {
     sba_error_clear(err);
@@ -1122,6 +1124,7 @@ static bir_module *load_text(const char *text, size_t len, char *owned, const sb
     if (!doc && nomem) sba_err(err, SBA_ERR_NOMEM, "out of memory");
     else if (!doc) syntax_error(text, len, pos, err);
     sba_free(a, owned);
+    if (mapped) munmap(mapped, len);
     if (!doc) return NULL;
     bir_module *m = bir_module_new(a);
     if (!m) {
@@ -1144,7 +1147,7 @@ bir_module *bir_load_buffer(const char *text, size_t len, const char *file, cons
                             sba_error *err)
 {
     (void)file;
-    return load_text(text, len, NULL, a, err);
+    return load_text(text, len, NULL, NULL, a, err);
 }
 
 bir_module *bir_load_file(const char *path, const sba_allocator *a, sba_error *err)
@@ -1161,8 +1164,22 @@ bir_module *bir_load_file(const char *path, const sba_allocator *a, sba_error *e
         sba_err(err, SBA_ERR_LIMIT, "the input is larger than the %d MiB limit", MAX_FILE_BYTES >> 20);
         return NULL;
     }
-    /* A regular file is read into a buffer of its size (one byte more to see
-     * that it did not grow): doubling would copy, and hold both copies. */
+    /* A regular file is mapped, not read: the parser reads the page cache
+     * itself, with no copy of 1 byte in 1 and no anonymous pages to fault in
+     * and zero. The mapping goes as soon as the text is parsed. A file that
+     * cannot be mapped (or standard input, a pipe) is read instead. */
+    if (f != stdin && fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+        size_t n = (size_t)st.st_size;
+        void *map = mmap(NULL, n, PROT_READ, MAP_PRIVATE, fileno(f), 0);
+        if (map != MAP_FAILED) {
+            fclose(f);
+            posix_madvise(map, n, POSIX_MADV_SEQUENTIAL);
+            return load_text(map, n, NULL, map, a, err);
+        }
+    }
+    /* Otherwise the text is read into a buffer of the file's size (one byte
+     * more to see that it did not grow): doubling would copy, and hold both
+     * copies. */
     size_t cap = 1 << 16, len = 0;
     if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) cap = (size_t)st.st_size + 1;
     char *buf = sba_malloc(a, cap);
@@ -1200,5 +1217,5 @@ bir_module *bir_load_file(const char *path, const sba_allocator *a, sba_error *e
         sba_err(err, SBA_ERR_IO, "read error");
         return NULL;
     }
-    return load_text(buf, len, buf, a, err);
+    return load_text(buf, len, buf, NULL, a, err);
 }
