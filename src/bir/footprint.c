@@ -303,14 +303,37 @@ static bool on_chip(const fp_state *st)
     return loc && (loc->type == BIR_MEM_SB || loc->type == BIR_MEM_PSUM);
 }
 
-/* Marks in reach[] every start partition the partition-moving loops reach,
- * relative to the smallest one at reach[0]. The caller has checked that the
+/* A set of start partitions [0, MAX_PARTITIONS) as two 64-bit words: the
+ * footprint is asked for every operand by several passes, and a bool per
+ * partition cost more to clear and scan than the rest of the footprint. */
+typedef struct starts {
+    uint64_t w[2];
+} starts;
+
+/* s shifted up by d partitions (0 <= d < MAX_PARTITIONS); what passes
+ * partition 127 is dropped. */
+static starts starts_shift(starts s, int64_t d)
+{
+    starts r;
+    if (d == 0) return s;
+    if (d >= 64) {
+        r.w[0] = 0;
+        r.w[1] = s.w[0] << (d - 64);
+    } else {
+        r.w[0] = s.w[0] << d;
+        r.w[1] = (s.w[1] << d) | (s.w[0] >> (64 - d));
+    }
+    return r;
+}
+
+/* Marks in *reach every start partition the partition-moving loops reach,
+ * relative to the smallest one at bit 0. The caller has checked that the
  * span is below MAX_PARTITIONS, so each loop has at most that many values. */
-static sba_status reachable_starts(const fp_state *st, bool reach[MAX_PARTITIONS])
+static sba_status reachable_starts(const fp_state *st, starts *reach)
 {
     const bir_operand *op = st->op;
-    memset(reach, 0, MAX_PARTITIONS * sizeof *reach);
-    reach[0] = true;
+    reach->w[0] = 1;
+    reach->w[1] = 0;
     for (uint32_t t = 0; t < op->nterms; t++) {
         int64_t k[COMP_COUNT], first, last, trip;
         bool fresh;
@@ -321,12 +344,15 @@ static sba_status reachable_starts(const fp_state *st, bool reach[MAX_PARTITIONS
         if (!loop_values(loop, &first, &last, &trip)) return overflow(st, COMP_PART);
         if (trip < 2) continue; /* a constant, already in the smallest start */
         int64_t kp = k[COMP_PART], lo = min64(kp * first, kp * last);
-        bool next[MAX_PARTITIONS] = {false};
+        starts next = {{0, 0}};
         for (int64_t i = 0; i < trip; i++) {
             int64_t d = kp * (first + i * loop->axis.stride) - lo;
-            for (int64_t x = 0; x + d < MAX_PARTITIONS; x++) next[x + d] |= reach[x];
+            if (d >= MAX_PARTITIONS) continue;
+            starts sh = starts_shift(*reach, d);
+            next.w[0] |= sh.w[0];
+            next.w[1] |= sh.w[1];
         }
-        memcpy(reach, next, sizeof next);
+        *reach = next;
     }
     return SBA_OK;
 }
@@ -345,11 +371,16 @@ static sba_status start_partitions(const fp_state *st, bir_footprint *fp)
         mask = 0; /* no base puts the largest start at an allowed one */
         bad = smax;
     } else {
-        bool reach[MAX_PARTITIONS];
-        sba_status s = reachable_starts(st, reach);
+        starts reach;
+        sba_status s = reachable_starts(st, &reach);
         if (s != SBA_OK) return s;
         for (int64_t d = 0; d < MAX_PARTITIONS && mask; d++) {
-            if (!reach[d]) continue;
+            uint64_t rest = reach.w[d >> 6] >> (d & 63);
+            if (!rest) {
+                d |= 63; /* no start left in this word */
+                continue;
+            }
+            d += __builtin_ctzll(rest);
             for (uint32_t i = 0; i < QUADRANTS; i++) {
                 int64_t start = QUADRANT * (int64_t)i + smin + d;
                 bool ok = start % QUADRANT == 0 && start / QUADRANT < QUADRANTS &&
