@@ -289,8 +289,10 @@ typedef struct bir_extras {
     uint32_t n;
 } bir_extras;
 
-/* Fields are ordered widest first (no padding): a module holds one of these
- * per placement, so every 8 bytes are 1 MB at 100,000 tensors. */
+/* Fields are ordered widest first: a module holds one of these per placement,
+ * so every 8 bytes are 1 MB at 100,000 tensors. The flags that need fewer
+ * bits are bytes, so that the whole is 192 bytes, a multiple of the arena's
+ * 16-byte alignment (200 bytes took 208). */
 struct bir_location {
     bir_storage storage;
     const char *name;
@@ -304,42 +306,41 @@ struct bir_location {
     int64_t live_n;          /* physical blocks; 0 when not recorded */
     bir_alias_ptr *alias;    /* sorted by the peer's unique_id */
     bir_extras extras;
-    uint32_t type;           /* bir_memory_type */
     int32_t base;            /* base partition; BIR_NO_BASE when unplaced */
     int32_t pack_id_hint;    /* PSUM only; -1 by default */
     uint32_t nalias, capalias;
     uint32_t index;          /* dense in its function, in creation order: 0 .. fn->nloc_index - 1 */
-    uint32_t alloc_flags;    /* allocator-owned: BIR_LOC_* below; not saved */
     uint32_t omitted;        /* BIR_OMIT_* */
+    uint8_t type;            /* bir_memory_type (a single bit of the low eight) */
+    uint8_t alloc_flags;     /* allocator-owned: BIR_LOC_* below; not saved */
     bool has_bank;
     bool allocated;
     bool pinned;
     bool has_dims;
 };
-
+/* Ordered so that the small fields share words: 160 bytes, no padding. */
 struct bir_set {
     bir_storage storage;
     const char *name;
     bir_function *fn;
+    int64_t *shape;
+    uint64_t unique_id;
+    bir_location **locs;     /* in insertion order */
+    bir_location **by_tensor_id; /* tensorId2MemLoc; NULL holes */
+    struct sba_strmap *loc_by_name; /* the name -> placement table */
+    const char *src_name;    /* debug.tensor_name: the kernel's name for it; NULL when absent */
+    bir_extras extras;
     uint32_t dtype;          /* bir_dtype */
     int32_t partition_dim;   /* index into shape */
-    int64_t *shape;
-    uint32_t rank;
     uint32_t tensor_class;   /* bir_tensor_class */
     uint32_t kind;           /* bir_tensor_kind */
     uint32_t addr_space;     /* bir_addr_space */
-    bool allocated;          /* mirrored from its locations */
-    uint64_t unique_id;
-    bir_location **locs;     /* in insertion order */
     uint32_t nlocs, caplocs;
-    bir_location **by_tensor_id; /* tensorId2MemLoc; NULL holes */
     uint32_t n_by_tensor_id;
-    struct sba_strmap *loc_by_name; /* the name -> placement table */
-    const char *src_name;    /* debug.tensor_name: the kernel's name for it; NULL when absent */
     uint32_t omitted;        /* BIR_OMIT_* */
-    bir_extras extras;
+    uint16_t rank;           /* dimensions of shape: at most 16 load (docs/format.md) */
+    bool allocated;          /* mirrored from its locations */
 };
-
 /* An access pattern operand (physical_ap / symbolic_ap) or a carried-through
  * non-memory operand. */
 typedef enum bir_operand_kind {
@@ -366,8 +367,8 @@ struct bir_operand {
     bir_term *terms;         /* symbolic_ap only */
     const char *raw;         /* BIR_OPND_OTHER: the whole operand as JSON */
     bir_extras extras;
-    uint32_t ndims;
-    uint32_t nterms;
+    uint16_t ndims;          /* at most 8 (docs/format.md) */
+    uint16_t nterms;         /* at most 4096 load (X015); 16 bits each: 88 bytes, not 96 */
     uint32_t omitted;        /* BIR_OMIT_* */
 };
 
@@ -411,7 +412,7 @@ struct bir_function {
     bir_module *module;
     bir_set **sets;
     uint32_t nsets, capsets;
-    struct sba_strmap *set_by_name;
+    struct sba_nameidx *set_by_name; /* set names to positions in sets */
     bir_block **blocks;
     uint32_t nblocks, capblocks;
     bir_inst **insts;        /* every instruction, loops included, in program order */

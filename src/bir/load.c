@@ -34,7 +34,7 @@
 #include "base/vec.h"
 #include "sballoc/bir.h"
 
-enum { MAX_FILE_BYTES = 1 << 30, MAX_LOOP_DEPTH = 64, MAX_RANK = 16, MAX_AP_DIMS = 8 };
+enum { MAX_FILE_BYTES = 1 << 30, MAX_LOOP_DEPTH = 64, MAX_RANK = 16, MAX_AP_DIMS = 8, MAX_TERMS = 4096 };
 
 typedef struct pending_alias {
     bir_location *loc;
@@ -57,6 +57,12 @@ typedef struct loader {
                                        first use by an operand's memref */
     struct sba_strmap *loc_dups;    /* the names among them that two sets share */
     bool compiler;                  /* a spelling only the compiler uses was seen */
+    /* What only loading needs (name tables, pending aliases, the text
+     * table), freed when the load ends: none of it is the model's. */
+    sba_arena scratch;
+    struct sba_strmap *texts;       /* operand texts kept once: the same text is one copy */
+    char *buf;                      /* a text being made, before it is looked up */
+    size_t capbuf;
 } loader;
 
 /* ---- paths and errors -------------------------------------------------- */
@@ -275,6 +281,34 @@ static const char *dump_to_arena(loader *L, const sba_json *v, size_t flags)
     return text;
 }
 
+/* Text s, n bytes and NUL-terminated, as the one copy in the module's arena
+ * that every equal text shares (the operands that are not memory accesses
+ * repeat a few texts thousands of times); NULL when out of memory. */
+static const char *shared_text(loader *L, const char *s, size_t n)
+{
+    if (!L->texts && !(L->texts = sba_strmap_new(&L->scratch))) return NULL;
+    const char *c = sba_strmap_get(L->texts, s);
+    if (c) return c;
+    char *copy = sba_arena_strndup(L->m->arena, s, n);
+    if (!copy || sba_strmap_put(L->texts, copy, copy, NULL) < 0) return NULL;
+    return copy;
+}
+
+/* The compact JSON text of v as shared_text; NULL when out of memory. */
+static const char *dump_shared(loader *L, const sba_json *v, size_t flags)
+{
+    size_t n = sba_json_dumpb(v, NULL, 0, flags);
+    if (n + 1 > L->capbuf) {
+        size_t cap = L->capbuf ? L->capbuf : 256;
+        while (cap < n + 1) cap *= 2;
+        if (!(L->buf = sba_arena_alloc(&L->scratch, cap))) return NULL;
+        L->capbuf = cap;
+    }
+    if (!n || sba_json_dumpb(v, L->buf, n, flags) != n) return NULL;
+    L->buf[n] = '\0';
+    return shared_text(L, L->buf, n);
+}
+
 /* Keeps every member of obj whose key is not in `known`, in input order. */
 static bool keep_extras(loader *L, sba_json *obj, const char *const *known, bir_extras *out)
 {
@@ -423,9 +457,9 @@ static bool load_location(loader *L, bir_set *set, sba_json *jl, pending_vec *pe
     if (!get_array(L, jl, "alias", false, &alias)) return false;
     if (alias && sba_json_array_size(alias) > 0) {
         size_t s = push_key(L, "alias");
-        const char *p = sba_arena_strdup(L->m->arena, L->path);
+        const char *p = sba_arena_strdup(&L->scratch, L->path);
         pop(L, s);
-        if (!p || !SBA_VEC_PUSH(L->m->arena, pending, ((pending_alias){loc, alias, p})))
+        if (!p || !SBA_VEC_PUSH(&L->scratch, pending, ((pending_alias){loc, alias, p})))
             return nomem(L);
     }
     return keep_extras(L, jl, location_keys, &loc->extras);
@@ -598,7 +632,7 @@ static const char *const operand_keys[] = {"kind", "memsetref", "memref", "dtype
 static bool find_location(loader *L, bir_function *fn, const char *name, bir_location **out, bool *dup)
 {
     if (!L->loc_names) {
-        if (!(L->loc_names = sba_strmap_new(L->m->arena)) || !(L->loc_dups = sba_strmap_new(L->m->arena)))
+        if (!(L->loc_names = sba_strmap_new(&L->scratch)) || !(L->loc_dups = sba_strmap_new(&L->scratch)))
             return nomem(L);
         for (uint32_t i = 0; i < fn->nsets; i++)
             for (uint32_t k = 0; k < fn->sets[i]->nlocs; k++) {
@@ -663,8 +697,8 @@ static bool load_operand(loader *L, bir_function *fn, sba_json *jo, bir_operand 
         /* register_ap, register_access, imm_value, imm_array, symbolic_imm_value
          * and any other kind: not memory, carried through as given. */
         op->kind = BIR_OPND_OTHER;
-        op->kind_name = sba_arena_strdup(L->m->arena, kind);
-        op->raw = dump_to_arena(L, jo, SBA_JSON_COMPACT);
+        op->kind_name = shared_text(L, kind, strlen(kind));
+        op->raw = dump_shared(L, jo, SBA_JSON_COMPACT);
         return op->raw && op->kind_name ? true : nomem(L);
     }
     const char *setname = NULL, *locname = NULL;
@@ -724,6 +758,9 @@ static bool load_operand(loader *L, bir_function *fn, sba_json *jo, bir_operand 
     if (terms && sba_json_array_size(terms)) {
         s = push_key(L, "terms");
         size_t nt = sba_json_array_size(terms);
+        /* A term per loop of the nest is the most a kernel writes; the count
+         * is held in 16 bits (bir_operand.nterms). */
+        if (nt > MAX_TERMS) FAIL(L, SBA_ERR_LIMIT, "more than %d terms", MAX_TERMS);
         op->terms = sba_arena_array(L->m->arena, nt, sizeof *op->terms);
         if (!op->terms) return nomem(L);
         for (size_t i = 0; i < nt; i++) {
@@ -927,6 +964,9 @@ static size_t count_insts(const sba_json *blocks, uint32_t depth)
 
 static const char *const function_keys[] = {"name", "allocations", "blocks", NULL};
 
+/* The name of set i of function fn, for the function's set-name index. */
+static const char *set_name(const void *fn, uint32_t i) { return ((const bir_function *)fn)->sets[i]->name; }
+
 static bool load_function(loader *L, sba_json *jf)
 {
     if (!want_type(L, jf, SBA_JSON_OBJECT, "a function object")) return false;
@@ -948,7 +988,7 @@ static bool load_function(loader *L, sba_json *jf)
     pending_vec pending = {0};
     /* The set and instruction tables and lists at their final size at once. */
     size_t ninsts = count_insts(sba_json_object_get(jf, "blocks"), 0);
-    if (!sba_strmap_reserve(fn->set_by_name, (uint32_t)sba_json_array_size(allocs)) ||
+    if (!sba_nameidx_reserve(fn->set_by_name, (uint32_t)sba_json_array_size(allocs), set_name, fn) ||
         !sba_strmap_reserve(fn->inst_by_name, (uint32_t)ninsts))
         return nomem(L);
     if (!reserve(L, (void **)&fn->sets, &fn->capsets, sba_json_array_size(allocs), sizeof *fn->sets) ||
@@ -968,7 +1008,7 @@ static bool load_function(loader *L, sba_json *jf)
     for (uint32_t i = 0; i < pending.n; i++)
         if (!load_aliases(L, fn, &pending.v[i])) return false;
     if (!get_array(L, jf, "blocks", false, &blocks)) return false;
-    if (!(L->block_names = sba_strmap_new(L->m->arena))) return nomem(L);
+    if (!(L->block_names = sba_strmap_new(&L->scratch))) return nomem(L);
     if (blocks) {
         size_t s = push_key(L, "blocks");
         if (!load_blocks(L, fn, NULL, blocks)) return false;
@@ -1133,7 +1173,10 @@ static bir_module *load_text(const char *text, size_t len, char *owned, void *ma
         return NULL;
     }
     loader L = {.m = m, .err = err};
+    sba_arena_init(&L.scratch, a);
     bool ok = load_module(&L, sba_json_doc_root(doc));
+    if (ok && L.scratch.failed) ok = (sba_err(err, SBA_ERR_NOMEM, "out of memory"), false);
+    sba_arena_free(&L.scratch);
     sba_json_doc_free(doc);
     if (ok && bir_module_failed(m)) ok = (sba_err(err, SBA_ERR_NOMEM, "out of memory"), false);
     if (!ok) {

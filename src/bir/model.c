@@ -20,6 +20,9 @@ enum { SMALL_SET = 8 };
 
 static sba_arena *fn_arena(const bir_function *fn) { return fn->module->arena; }
 
+/* The name of set i of function fn (the name index's view of fn->sets). */
+static const char *set_name(const void *fn, uint32_t i) { return ((const bir_function *)fn)->sets[i]->name; }
+
 static sba_status nomem(sba_error *err) { return sba_err(err, SBA_ERR_NOMEM, "out of memory"); }
 
 static int64_t mul_sat(int64_t a, int64_t b)
@@ -98,10 +101,11 @@ bir_function *bir_function_add(bir_module *m, const char *name, sba_error *err)
             return sba_err(err, SBA_ERR_MODEL, "duplicate function name \"%s\"", name), NULL;
     bir_function *fn = sba_arena_zalloc(m->arena, sizeof *fn);
     if (!fn || !(fn->name = sba_arena_strdup(m->arena, name)) ||
-        !(fn->set_by_name = sba_strmap_new(m->arena)) ||
+        !(fn->set_by_name = sba_arena_alloc(m->arena, sizeof *fn->set_by_name)) ||
         !(fn->inst_by_name = sba_strmap_new(m->arena)) ||
         !sba_arena_grow(m->arena, (void **)&m->fns, &m->capfns, m->nfns + 1, sizeof *m->fns))
         return nomem(err), NULL;
+    sba_nameidx_init(fn->set_by_name, m->arena);
     fn->module = m;
     m->fns[m->nfns++] = fn;
     return fn;
@@ -110,20 +114,21 @@ bir_function *bir_function_add(bir_module *m, const char *name, sba_error *err)
 bir_set *bir_set_add(bir_function *fn, const char *name, sba_error *err)
 {
     sba_arena *ar = fn_arena(fn);
-    if (sba_strmap_get(fn->set_by_name, name))
+    if (bir_function_find_set(fn, name))
         return sba_err(err, SBA_ERR_MODEL, "duplicate set name \"%s\" in function \"%s\"", name,
                        fn->name), NULL;
     bir_set *set = sba_arena_zalloc(ar, sizeof *set);
     if (!set || !(set->name = sba_arena_strdup(ar, name)) ||
-        !sba_arena_grow(ar, (void **)&fn->sets, &fn->capsets, fn->nsets + 1, sizeof *fn->sets) ||
-        sba_strmap_put(fn->set_by_name, set->name, set, NULL) < 0)
+        !sba_arena_grow(ar, (void **)&fn->sets, &fn->capsets, fn->nsets + 1, sizeof *fn->sets))
         return nomem(err), NULL;
+    fn->sets[fn->nsets] = set;
+    if (!sba_nameidx_add(fn->set_by_name, fn->nsets, set_name, fn)) return nomem(err), NULL;
     set->fn = fn;
     set->partition_dim = 0;
     set->kind = BIR_TK_INTERNAL;
     set->tensor_class = BIR_TC_TENSOR;
     set->unique_id = ++fn->module->next_unique_id;
-    fn->sets[fn->nsets++] = set;
+    fn->nsets++;
     return set;
 }
 
@@ -167,7 +172,8 @@ bir_location *bir_location_add(bir_set *set, const char *name, uint32_t type, sb
 
 bir_set *bir_function_find_set(const bir_function *fn, const char *name)
 {
-    return sba_strmap_get(fn->set_by_name, name);
+    uint32_t i = sba_nameidx_get(fn->set_by_name, name, set_name, fn);
+    return i == UINT32_MAX ? NULL : fn->sets[i];
 }
 
 bir_inst *bir_function_find_inst(const bir_function *fn, const char *name)
