@@ -755,32 +755,53 @@ static void jw_flush(sba_jw *w)
     w->len = 0;
 }
 
+/* Room for n more bytes at w->buf + w->len (flushing or growing the
+ * buffer), or NULL once anything failed. The members of a module are a few
+ * bytes each: the writer fills this room directly rather than through a
+ * memcpy a piece. */
+static char *jw_room_slow(sba_jw *w, size_t n)
+{
+    jw_flush(w);
+    if (w->cap - w->len < n) {
+        size_t nc = w->cap ? w->cap : JW_FLUSH;
+        while (nc - w->len < n) nc *= 2;
+        char *nb = sba_realloc(w->a, w->buf, nc);
+        if (!nb) {
+            w->failed = true;
+            return NULL;
+        }
+        w->buf = nb;
+        w->cap = nc;
+    }
+    return w->buf + w->len;
+}
+
+static inline char *jw_room(sba_jw *w, size_t n)
+{
+    if (w->failed) return NULL;
+    if (w->cap - w->len >= n) return w->buf + w->len;
+    return jw_room_slow(w, n);
+}
+
 void sba_jw_raw(sba_jw *w, const char *s, size_t n)
 {
-    if (w->failed) return;
-    if (w->cap - w->len < n) {
-        jw_flush(w);
-        if (w->cap - w->len < n) {
-            size_t nc = w->cap ? w->cap : JW_FLUSH;
-            while (nc - w->len < n) nc *= 2;
-            char *nb = sba_realloc(w->a, w->buf, nc);
-            if (!nb) {
-                w->failed = true;
-                return;
-            }
-            w->buf = nb;
-            w->cap = nc;
-        }
-    }
-    memcpy(w->buf + w->len, s, n);
+    char *o = jw_room(w, n);
+    if (!o) return;
+    memcpy(o, s, n);
     w->len += n;
 }
 
+/* The separator before a member: a comma after an earlier member, then a
+ * new line indented to the depth. */
 static void jw_sep(sba_jw *w)
 {
-    sink k = {.w = w};
-    if (!w->first) sba_jw_raw(w, ",", 1);
-    put_newline(&k, w->depth);
+    size_t ind = (size_t)w->depth * 2, n = ind + 1 + !w->first;
+    char *o = jw_room(w, n);
+    if (!o) return;
+    if (!w->first) *o++ = ',';
+    *o++ = '\n';
+    memset(o, ' ', ind);
+    w->len += n;
     w->first = false;
 }
 
@@ -794,11 +815,16 @@ void sba_jw_open(sba_jw *w, char bracket)
 void sba_jw_close(sba_jw *w, char bracket)
 {
     w->depth--;
-    if (!w->first) {
-        sink k = {.w = w};
-        put_newline(&k, w->depth);
+    size_t ind = w->first ? 0 : (size_t)w->depth * 2 + 1;
+    char *o = jw_room(w, ind + 1);
+    if (!o) return;
+    if (ind) {
+        *o++ = '\n';
+        memset(o, ' ', ind - 1);
+        o += ind - 1;
     }
-    sba_jw_raw(w, &bracket, 1);
+    *o = bracket;
+    w->len += ind + 1;
     w->first = false;
 }
 
@@ -817,8 +843,27 @@ static bool valid_utf8(const char *s, size_t n)
     return true;
 }
 
+/* s quoted, when it is ASCII with nothing to escape (every name a module
+ * has, in practice); false, writing nothing, otherwise. `tail` (tn bytes)
+ * follows the closing quote. */
+static bool jw_plain_str(sba_jw *w, const char *s, const char *tail, size_t tn)
+{
+    size_t n = 0;
+    for (unsigned char c; (c = (unsigned char)s[n]) != 0; n++)
+        if (c == '"' || c == '\\' || c < 0x20 || c >= 0x80) return false;
+    char *o = jw_room(w, n + 2 + tn);
+    if (!o) return true;
+    *o++ = '"';
+    memcpy(o, s, n);
+    o[n] = '"';
+    memcpy(o + n + 1, tail, tn);
+    w->len += n + 2 + tn;
+    return true;
+}
+
 static void jw_str(sba_jw *w, const char *s)
 {
+    if (jw_plain_str(w, s, "", 0)) return;
     sink k = {.w = w};
     size_t n = strlen(s);
     if (!valid_utf8(s, n)) {
@@ -831,6 +876,7 @@ static void jw_str(sba_jw *w, const char *s)
 void sba_jw_key(sba_jw *w, const char *key)
 {
     jw_sep(w);
+    if (jw_plain_str(w, key, ": ", 2)) return;
     jw_str(w, key);
     sba_jw_raw(w, ": ", 2);
 }
@@ -841,8 +887,16 @@ void sba_jw_string(sba_jw *w, const char *s) { jw_str(w, s); }
 
 void sba_jw_int(sba_jw *w, int64_t v)
 {
-    sink k = {.w = w};
-    put_int(&k, v);
+    char b[24], *p = b + sizeof b;
+    uint64_t m = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    do *--p = (char)('0' + m % 10);
+    while (m /= 10);
+    if (v < 0) *--p = '-';
+    size_t n = (size_t)(b + sizeof b - p);
+    char *o = jw_room(w, n);
+    if (!o) return;
+    memcpy(o, p, n);
+    w->len += n;
 }
 
 void sba_jw_bool(sba_jw *w, bool v) { sba_jw_raw(w, v ? "true" : "false", v ? 4 : 5); }
