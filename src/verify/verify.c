@@ -47,11 +47,11 @@
 #include "sballoc/verify.h"
 #include "verify/space.h"
 
-enum { TAG_SET = 1, TAG_LOC, TAG_LATEST, TAG_ENTRY, TAG_PRIVATE, TAG_CLASS };
+enum { TAG_LATEST = 1, TAG_ENTRY, TAG_PRIVATE, TAG_CLASS };
 enum { OP_STATIC = 0, OP_SHIFT, OP_DYNAMIC };
 enum { INST_DEF = 0, INST_COPY, INST_MOVE };
 enum { GAP_BLOCK = 0, GAP_PART, GAP_FREE, GAP_MAX_SPAN = 1 << 20 };
-enum { SB_PAGE_BYTES = 4096, SB_MAX_PAGES = 1 << 20, SAMPLED_ITERATIONS = 3 };
+enum { SB_PAGE_BYTES = 4096, SB_MAX_PAGES = 1 << 20, SAMPLED_ITERATIONS = 3, DIRECT_BLOCKS = 64 };
 #define NO_LOC UINT32_MAX
 
 typedef struct vset_info {
@@ -161,6 +161,14 @@ typedef struct verifier {
     vspace dram[BIR_AS_COUNT];       /* one partition of the scratch bytes, per address space */
     int64_t dram_end[BIR_AS_COUNT];  /* the highest end of a checked DRAM location */
     vmap map;
+    /* (set or location, block) -> index + 1, per set or location of at most
+     * DIRECT_BLOCKS blocks (the map holds the rest, so that a table is never
+     * much larger than the keys it holds): the latest defs, the
+     * entry values (by set) and private storage (by location). Made on first
+     * use; a read is checked in O(1) without hashing. */
+    uint32_t **lat_of, **entry_of, **priv_of;
+    uint32_t *loc_of;                /* bir_location.index -> its index in locs, + 1 */
+    uint32_t nloc_of;
     vset_info *sets;
     vloc_info *locs;
     uint32_t nsets, nlocs;
@@ -259,14 +267,46 @@ static uint32_t new_value(verifier *v, uint32_t set, int64_t block, uint32_t by,
     return id;
 }
 
+/* The position of loc in v->locs: false when it is not a location of the
+ * function's sets. The model's dense index finds it; the pointer proves it. */
+static bool find_loc(const verifier *v, const bir_location *loc, uint32_t *li)
+{
+    if (!loc) return false;
+    if (loc->index < v->nloc_of && v->loc_of[loc->index] && v->locs[v->loc_of[loc->index] - 1].loc == loc) {
+        *li = v->loc_of[loc->index] - 1;
+        return true;
+    }
+    if (!loc->set || loc->set->fn != v->fn) return false;
+    for (uint32_t i = 0; i < v->nlocs; i++) /* a model built without bir_location_add */
+        if (v->locs[i].loc == loc) return *li = i, true;
+    return false;
+}
+
+/* The direct slot of (entity, block) in table tab (index + 1, 0 when none
+ * yet), for an entity of nblocks blocks; NULL when the map holds it (too
+ * many blocks, a block out of range) and when out of memory (*fail). */
+static uint32_t *direct(verifier *v, uint32_t **tab, uint32_t ent, int64_t nblocks, int64_t block, bool *fail)
+{
+    if (nblocks > DIRECT_BLOCKS || block < 0 || block >= nblocks) return NULL;
+    if (!tab[ent] && !(tab[ent] = sba_arena_array(v->ar, (size_t)nblocks, sizeof **tab))) {
+        *fail = true;
+        return NULL;
+    }
+    return &tab[ent][block];
+}
+
 /* The value (set, block) holds at function entry; made on first use. */
 static uint32_t entry_value(verifier *v, uint32_t set, int64_t block)
 {
     uint32_t id;
+    bool fail = false;
+    uint32_t *slot = direct(v, v->entry_of, set, v->sets[set].nblocks, block, &fail);
+    if (fail) return 0;
+    if (slot && *slot) return *slot;
     vkey k = vkey_make(TAG_ENTRY, set, block);
-    if (sba_vmap_get(&v->map, k, &id)) return id;
+    if (!slot && sba_vmap_get(&v->map, k, &id)) return id;
     id = new_value(v, set, block, VSPACE_NO_WRITER, 0);
-    if (!id || !sba_vmap_put(&v->map, k, id)) return 0;
+    if (!id || (slot ? (*slot = id, false) : !sba_vmap_put(&v->map, k, id))) return 0;
     return id;
 }
 
@@ -283,8 +323,12 @@ static bool lat_push(verifier *v, vlatest *l, lentry e)
 static vlatest *latest(verifier *v, uint32_t set, int64_t block, bool create, bool *fail)
 {
     uint32_t idx;
+    bool dfail = false;
+    uint32_t *slot = direct(v, v->lat_of, set, v->sets[set].nblocks, block, &dfail);
+    if (dfail) return *fail = true, NULL;
+    if (slot && *slot) return &v->lat.v[*slot - 1];
     vkey k = vkey_make(TAG_LATEST, set, block);
-    if (sba_vmap_get(&v->map, k, &idx)) return &v->lat.v[idx];
+    if (!slot && sba_vmap_get(&v->map, k, &idx)) return &v->lat.v[idx];
     const vset_info *s = &v->sets[set];
     if (!create && !s->entry) return NULL;
     vlatest l = {NULL, 0, 0, set, NO_LOC, block};
@@ -296,7 +340,7 @@ static vlatest *latest(verifier *v, uint32_t set, int64_t block, bool create, bo
         }
     }
     idx = v->lat.n;
-    if (!SBA_VEC_PUSH(v->ar, &v->lat, l) || !sba_vmap_put(&v->map, k, idx)) {
+    if (!SBA_VEC_PUSH(v->ar, &v->lat, l) || (slot ? (*slot = idx + 1, false) : !sba_vmap_put(&v->map, k, idx))) {
         *fail = true;
         return NULL;
     }
@@ -348,14 +392,19 @@ static vstore storage(verifier *v, uint32_t loc, int64_t block)
     if (l->dram) /* row-major (block, partition, free) */
         return (vstore){&v->dram[s->set->addr_space], 0, l->addr + block * s->parts * s->bpb, s->bpb};
     uint32_t idx;
+    bool fail = false;
+    uint32_t *slot = direct(v, v->priv_of, loc, s->nblocks, block, &fail);
+    if (fail) return (vstore){NULL, 0, 0, 0};
+    if (slot && *slot) return (vstore){v->priv.v[*slot - 1], 0, 0, 0};
     vkey k = vkey_make(TAG_PRIVATE, loc, block);
-    if (sba_vmap_get(&v->map, k, &idx)) return (vstore){v->priv.v[idx], 0, 0, 0};
+    if (!slot && sba_vmap_get(&v->map, k, &idx)) return (vstore){v->priv.v[idx], 0, 0, 0};
     uint32_t init = 0;
     if (s->entry && !(init = entry_value(v, l->set, block))) return (vstore){NULL, 0, 0, 0};
     vspace *sp = sba_arena_alloc(v->ar, sizeof *sp);
     if (!sp || !sba_vspace_init(sp, &v->pool, 0, s->bpb, (uint32_t)s->parts, init, 0)) return (vstore){NULL, 0, 0, 0};
     idx = v->priv.n;
-    if (!SBA_VEC_PUSH(v->ar, &v->priv, sp) || !sba_vmap_put(&v->map, k, idx)) return (vstore){NULL, 0, 0, 0};
+    if (!SBA_VEC_PUSH(v->ar, &v->priv, sp) || (slot ? (*slot = idx + 1, false) : !sba_vmap_put(&v->map, k, idx)))
+        return (vstore){NULL, 0, 0, 0};
     return (vstore){sp, 0, 0, 0};
 }
 
@@ -577,7 +626,7 @@ static sba_status check_dram_location(verifier *v, uint32_t li)
         const bir_location *peer = bir_alias_peer(loc->alias[k]);
         uint32_t pi;
         if (!bir_alias_has(loc->alias[k], BIR_ALIAS_MUST) || !peer || peer->type != BIR_MEM_DRAM ||
-            !sba_vmap_get(&v->map, vkey_make(TAG_LOC, 0, (int64_t)(uintptr_t)peer), &pi))
+            !find_loc(v, peer, &pi))
             continue;
         const vloc_info *q = &v->locs[pi];
         if (q->dram && peer->addr == loc->addr && peer->set->addr_space == as) continue;
@@ -1235,6 +1284,7 @@ static sba_status simulate(verifier *v)
 
 /* ---- setup ---------------------------------------------------------------- */
 
+
 static sba_status index_sets(verifier *v)
 {
     const bir_function *fn = v->fn;
@@ -1244,7 +1294,12 @@ static sba_status index_sets(verifier *v)
     v->nlocs = nlocs;
     v->sets = sba_arena_array(v->ar, (size_t)fn->nsets + 1, sizeof *v->sets);
     v->locs = sba_arena_array(v->ar, (size_t)nlocs + 1, sizeof *v->locs);
-    if (!v->sets || !v->locs) return nomem(v);
+    v->lat_of = sba_arena_array(v->ar, (size_t)fn->nsets + 1, sizeof *v->lat_of);
+    v->entry_of = sba_arena_array(v->ar, (size_t)fn->nsets + 1, sizeof *v->entry_of);
+    v->priv_of = sba_arena_array(v->ar, (size_t)nlocs + 1, sizeof *v->priv_of);
+    v->nloc_of = fn->nloc_index;
+    v->loc_of = sba_arena_array(v->ar, (size_t)v->nloc_of + 1, sizeof *v->loc_of);
+    if (!v->sets || !v->locs || !v->lat_of || !v->entry_of || !v->priv_of || !v->loc_of) return nomem(v);
     uint32_t li = 0;
     for (uint32_t i = 0; i < fn->nsets; i++) {
         const bir_set *s = fn->sets[i];
@@ -1263,7 +1318,6 @@ static sba_status index_sets(verifier *v)
                            "verify: tensor \"%s\" has a shape the verifier cannot simulate (%lld partitions "
                            "x %lld blocks x %lld bytes)",
                            s->name, (long long)si->parts, (long long)si->nblocks, (long long)si->bpb);
-        if (!sba_vmap_put(&v->map, vkey_make(TAG_SET, 0, (int64_t)(uintptr_t)s), i)) return nomem(v);
         for (uint32_t k = 0; k < s->nlocs; k++, li++) {
             vloc_info *l = &v->locs[li];
             l->loc = s->locs[k];
@@ -1274,7 +1328,10 @@ static sba_status index_sets(verifier *v)
             l->psum = l->loc->type == BIR_MEM_PSUM && l->loc->has_bank && l->loc->addr != BIR_NO_ADDR;
             l->dram = l->loc->type == BIR_MEM_DRAM && l->loc->addr != BIR_NO_ADDR && !si->entry && !si->output;
             l->cls = NO_LOC;
-            if (!sba_vmap_put(&v->map, vkey_make(TAG_LOC, 0, (int64_t)(uintptr_t)l->loc), li)) return nomem(v);
+            /* A location's index comes from the model: a duplicate or one out
+             * of range is not trusted, and the location is then found by
+             * pointer (find_loc). */
+            if (l->loc->index < v->nloc_of && !v->loc_of[l->loc->index]) v->loc_of[l->loc->index] = li + 1;
         }
     }
     return SBA_OK;
@@ -1300,7 +1357,7 @@ static sba_status dram_classes(verifier *v)
             const bir_location *peer = bir_alias_peer(loc->alias[k]);
             uint32_t pi;
             if (!bir_alias_has(loc->alias[k], BIR_ALIAS_MUST) || !peer ||
-                !sba_vmap_get(&v->map, vkey_make(TAG_LOC, 0, (int64_t)(uintptr_t)peer), &pi) || !v->locs[pi].dram)
+                !find_loc(v, peer, &pi) || !v->locs[pi].dram)
                 continue;
             uint32_t a = class_root(parent, i), b = class_root(parent, pi);
             if (a != b) parent[a < b ? b : a] = a < b ? a : b;
@@ -1392,8 +1449,7 @@ static sba_status write_gaps(verifier *v, vop *o)
 static sba_status prepare_operand(verifier *v, const bir_inst *in, const bir_operand *op, vop *o)
 {
     uint32_t si, li;
-    if (!sba_vmap_get(&v->map, vkey_make(TAG_SET, 0, (int64_t)(uintptr_t)op->set), &si) ||
-        !sba_vmap_get(&v->map, vkey_make(TAG_LOC, 0, (int64_t)(uintptr_t)op->loc), &li) || v->locs[li].set != si)
+    if (!find_loc(v, op->loc, &li) || v->sets[si = v->locs[li].set].set != op->set)
         return sba_err(v->err, SBA_ERR_PROGRAM,
                        "verify: instruction \"%s\" names a location that is not in its tensor \"%s\"",
                        in->name, op->set->name);
@@ -1561,7 +1617,7 @@ static sba_status check_exit(verifier *v)
             const bir_set *set = v->sets[l->set].set;
             for (uint32_t j = 0; j < set->nlocs && !held; j++) {
                 uint32_t li;
-                if (!sba_vmap_get(&v->map, vkey_make(TAG_LOC, 0, (int64_t)(uintptr_t)set->locs[j]), &li) ||
+                if (!find_loc(v, set->locs[j], &li) ||
                     li == l->last_loc ||
                     ((v->locs[li].sb || v->locs[li].psum || v->locs[li].dram) && !v->locs[li].checked))
                     continue;
