@@ -960,3 +960,81 @@ Test(generated, fixpoint_is_bounded_at_every_pressure, .timeout = 120)
     cr_log_info("generated kernels: %u allocated (%u with spill code), %u refused", ok, spilled, refused);
     cr_assert_gt(ok, 0);
 }
+
+/* ====================================================================== */
+/* several threads: the verdict, the report and the error of a serial run */
+/* ====================================================================== */
+
+static bir_module *gen_functions(uint32_t nfns)
+{
+    sba_gen_options o;
+    sba_gen_defaults(&o);
+    o.seed = 5;
+    o.tensors = 150;
+    o.functions = nfns;
+    sba_error err;
+    bir_module *m = sba_gen_module(&o, NULL, &err);
+    cr_assert_not_null(m, "%s", err.message);
+    return m;
+}
+
+/* The first SB location of fn with an address. */
+static bir_location *placed_sb(bir_function *fn)
+{
+    for (uint32_t s = 0; s < fn->nsets; s++)
+        for (uint32_t l = 0; l < fn->sets[s]->nlocs; l++)
+            if (fn->sets[s]->locs[l]->type == BIR_MEM_SB && fn->sets[s]->locs[l]->addr != BIR_NO_ADDR)
+                return fn->sets[s]->locs[l];
+    cr_assert_fail("no placed SB location in %s", fn->name);
+    return NULL;
+}
+
+Test(jobs, verify_on_threads_reports_and_fails_as_serial)
+{
+    bir_module *m = gen_functions(6);
+    sba_error err, e1, e3;
+    cr_assert_eq(sba_allocate_module(m, NULL, NULL, &err), SBA_OK, "%s", err.message);
+    sba_verify_report r1, r3;
+    sba_verify_options o1 = {.jobs = 1}, o3 = {.jobs = 3};
+    cr_assert_eq(sba_verify_module_opts(m, &o1, &r1, &e1), SBA_OK, "%s", e1.message);
+    cr_assert_eq(sba_verify_module_opts(m, &o3, &r3, &e3), SBA_OK, "%s", e3.message);
+    cr_assert_eq(r3.functions, 6);
+    cr_assert(memcmp(&r1, &r3, sizeof r1) == 0, "the reports differ");
+    /* Two functions broken: the first in module order gives the error, and
+     * the report counts the functions up to it, on any number of threads. */
+    placed_sb(m->fns[2])->addr = m->target.sbuf_bytes;
+    placed_sb(m->fns[4])->addr = m->target.sbuf_bytes + 1;
+    sba_status s1 = sba_verify_module_opts(m, &o1, &r1, &e1), s3 = sba_verify_module_opts(m, &o3, &r3, &e3);
+    cr_assert_neq(s1, SBA_OK);
+    cr_assert_eq(s1, s3);
+    cr_assert_str_eq(e1.message, e3.message);
+    cr_assert_str_eq(e1.path, e3.path);
+    cr_assert_eq(r1.functions, 3);
+    cr_assert(memcmp(&r1, &r3, sizeof r1) == 0, "the reports of the failing run differ");
+    bir_module_free(m);
+}
+
+Test(jobs, validation_on_threads_fails_as_serial)
+{
+    sba_error e1, e3;
+    sba_status st[2];
+    for (int k = 0; k < 2; k++) {
+        bir_module *m = gen_functions(5);
+        /* An SB tensor of more partitions than the target has, in functions 1 and 3. */
+        for (uint32_t f = 1; f < 5; f += 2) {
+            bir_set *s = NULL;
+            for (uint32_t i = 0; i < m->fns[f]->nsets && !s; i++)
+                if (m->fns[f]->sets[i]->locs[0]->type == BIR_MEM_SB) s = m->fns[f]->sets[i];
+            cr_assert_not_null(s);
+            s->shape[s->partition_dim] = 256 + f;
+        }
+        sba_alloc_options o = {.jobs = k ? 3 : 1};
+        st[k] = sba_allocate_module(m, &o, NULL, k ? &e3 : &e1);
+        bir_module_free(m);
+    }
+    cr_assert_neq(st[0], SBA_OK);
+    cr_assert_eq(st[0], st[1]);
+    cr_assert_str_eq(e1.message, e3.message);
+    cr_assert_str_eq(e1.path, e3.path);
+    cr_assert(strstr(e1.path, "functions[1]"), "the first broken function gives the error: %s", e1.path);
+}

@@ -182,7 +182,7 @@ static const char ALLOC_HELP[] =
     "  -o OUT           write the allocated module to OUT ('-': standard output)\n"
     "  -o DIR           with several FILEs: write each to DIR/<its base name>; DIR must exist\n"
     "                   and the base names must differ\n"
-    "  -j N             allocate N functions at once (N files at once when there are several);\n"
+    "  -j N             allocate and verify N functions at once (N files at once when there are several);\n"
     "                   the output is the same for every N. Reports, logs and errors are printed\n"
     "                   in FILE order once each file is done; on a terminal, stderr shows progress\n"
     "  --target T       the target preset, instead of the module's own geometry;\n"
@@ -362,7 +362,8 @@ static void alloc_file(const alloc_args *a, bool analyze, const char *in, const 
     if (st == SBA_OK && !analyze && !a->no_verify) {
         /* Every allocation is proved by the independent verifier before it is written. */
         sba_verify_report vr;
-        sba_verify_options vo = {.dram_page = a->dram_page}; /* the page the DRAM scratch was placed on */
+        sba_verify_options vo = {.dram_page = a->dram_page, /* the page the DRAM scratch was placed on */
+                                 .jobs = jobs};
         st = sba_verify_module_opts(m, &vo, &vr, &err);
         if (st != SBA_OK && err.code != SBA_ERR_NOMEM && err.code != SBA_ERR_LIMIT) err.code = SBA_ERR_ALLOC;
         if (st == SBA_OK && a->report)

@@ -38,6 +38,9 @@ typedef struct sba_verify_options {
     int64_t dram_page;   /* the page DRAM scratch addresses must be multiples of, as
                             sba_alloc_options.dram_page; 0: SBA_DEFAULT_DRAM_PAGE (512);
                             negative: SBA_ERR_USAGE */
+    uint32_t jobs;       /* sba_verify_module_opts: functions verified at once (0 or 1:
+                            one at a time); the report and the error are those of a
+                            serial run for every count */
 } sba_verify_options;
 
 /* Counts, summed over the functions verified. */

@@ -95,6 +95,12 @@ static sba_status run_function(void *ud, uint32_t f, sba_function_report *fr, sb
     return st;
 }
 
+static sba_status validate_one(void *ud, uint32_t f, sba_error *err)
+{
+    const run_args *ra = ud;
+    return bir_validate_function(ra->m->fns[f], &ra->m->target, err);
+}
+
 static sba_status run(bir_module *m, const sba_alloc_options *o, sba_alloc_report *r, sba_error *err,
                       bool analyze_only)
 {
@@ -113,8 +119,13 @@ static sba_status run(bir_module *m, const sba_alloc_options *o, sba_alloc_repor
         memset(r->fns, 0, (size_t)(m->nfns ? m->nfns : 1) * sizeof *r->fns);
     }
     sba_function_report scratch;
-    sba_status st = bir_validate_module(m, err);
     run_args ra = {m, t, o, analyze_only};
+    /* Validation reads the module only: with several threads it runs on
+     * them too, the first failing function in module order giving the error. */
+    sba_error_clear(err);
+    sba_status st = o->jobs > 1 && m->nfns > 1 && !o->log
+                        ? sba_run_each(m->nfns, o->jobs, m->arena->a, validate_one, &ra, err)
+                        : bir_validate_module(m, err);
     /* Several threads, unless a log must keep its lines in function order. */
     if (st == SBA_OK && o->jobs > 1 && m->nfns > 1 && !o->log)
         return sba_run_functions(m, o, run_function, &ra, r ? r->fns : NULL, r ? &r->nfns : NULL, err);

@@ -31,11 +31,16 @@
  *    and the report says the result is not exhaustive (docs/verify.md says
  *    why that is a sample, not a proof).
  *
+ * sba_verify_module_opts runs functions on sba_verify_options.jobs threads,
+ * each with its own arena and report; the reports are summed in module order
+ * up to the first failing function, so the result is a serial run's.
+ *
  * Requires: a loaded function whose operands have valid footprints (run
  * bir_validate_function first for input errors with JSON paths). Produces: a
  * report; the module is not modified. Complexity: O(steps × operand blocks ×
  * (pages crossed × segments touched × runs)); memory O(distinct rectangles +
  * values), from one arena freed before returning. */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -1688,6 +1693,95 @@ sba_status sba_verify_function(const bir_function *fn, const sba_verify_options 
     return s;
 }
 
+/* Functions on several threads: each verifies into a report of its own,
+ * and a function after the first failing one (in module order) is not
+ * started, since a serial run would not reach it. */
+typedef struct vpool_jobs {
+    const bir_module *m;
+    const sba_verify_options *o;
+    sba_verify_report *reps;
+    sba_error *errs;
+    sba_status *sts;
+    pthread_mutex_t lock;
+    uint32_t next, first_fail;
+} vpool_jobs;
+
+static void *verify_worker(void *arg)
+{
+    vpool_jobs *J = arg;
+    for (;;) {
+        pthread_mutex_lock(&J->lock);
+        uint32_t f = J->next < J->m->nfns && J->next < J->first_fail ? J->next++ : UINT32_MAX;
+        pthread_mutex_unlock(&J->lock);
+        if (f == UINT32_MAX) return NULL;
+        J->sts[f] = sba_verify_function(J->m->fns[f], J->o, &J->reps[f], &J->errs[f]);
+        if (J->sts[f] != SBA_OK) {
+            pthread_mutex_lock(&J->lock);
+            if (f < J->first_fail) J->first_fail = f;
+            pthread_mutex_unlock(&J->lock);
+        }
+    }
+}
+
+static sba_status verify_parallel(const bir_module *m, const sba_verify_options *opts, uint32_t jobs,
+                                  sba_verify_report *rep, sba_error *err)
+{
+    const sba_allocator *a = m->arena ? m->arena->a : NULL;
+    uint32_t n = m->nfns;
+    vpool_jobs J = {.m = m, .o = opts, .first_fail = UINT32_MAX};
+    J.reps = sba_malloc(a, (size_t)n * sizeof *J.reps);
+    J.errs = sba_malloc(a, (size_t)n * sizeof *J.errs);
+    J.sts = sba_malloc(a, (size_t)n * sizeof *J.sts);
+    sba_status st = SBA_OK;
+    if (!J.reps || !J.errs || !J.sts) {
+        st = sba_err(err, SBA_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    memset(J.reps, 0, (size_t)n * sizeof *J.reps);
+    for (uint32_t f = 0; f < n; f++) J.sts[f] = SBA_OK;
+    pthread_mutex_init(&J.lock, NULL);
+    pthread_t tid[64];
+    if (jobs > n) jobs = n;
+    if (jobs > sizeof tid / sizeof tid[0]) jobs = sizeof tid / sizeof tid[0];
+    uint32_t started = 0;
+    for (; started + 1 < jobs; started++)
+        if (pthread_create(&tid[started], NULL, verify_worker, &J) != 0) break;
+    verify_worker(&J); /* this thread works too */
+    for (uint32_t i = 0; i < started; i++) pthread_join(tid[i], NULL);
+    pthread_mutex_destroy(&J.lock);
+    /* What a serial run would have reported: the functions up to the first
+     * failing one, summed in order. */
+    for (uint32_t f = 0; f < n && f <= J.first_fail; f++) {
+        const sba_verify_report *r = &J.reps[f];
+        rep->functions += r->functions;
+        rep->tensors += r->tensors;
+        rep->locations += r->locations;
+        rep->psum_locations += r->psum_locations;
+        rep->dram_locations += r->dram_locations;
+        rep->points += r->points;
+        rep->iterations += r->iterations;
+        rep->steps += r->steps;
+        rep->reads += r->reads;
+        rep->bytes += r->bytes;
+        rep->skipped_reads += r->skipped_reads;
+        rep->writes += r->writes;
+        rep->copies += r->copies;
+        rep->values += r->values;
+        rep->segments += r->segments;
+        rep->sampled_loops += r->sampled_loops;
+        rep->exhaustive = rep->exhaustive && r->exhaustive;
+        if (J.sts[f] != SBA_OK) {
+            *err = J.errs[f];
+            st = J.sts[f];
+        }
+    }
+done:
+    sba_free(a, J.reps);
+    sba_free(a, J.errs);
+    sba_free(a, J.sts);
+    return st;
+}
+
 sba_status sba_verify_module_opts(const bir_module *m, const sba_verify_options *opts,
                                   sba_verify_report *rep, sba_error *err)
 {
@@ -1696,6 +1790,7 @@ sba_status sba_verify_module_opts(const bir_module *m, const sba_verify_options 
     memset(rep, 0, sizeof *rep);
     rep->exhaustive = true;
     sba_error_clear(err);
+    if (opts && opts->jobs > 1 && m->nfns > 1) return verify_parallel(m, opts, opts->jobs, rep, err);
     for (uint32_t i = 0; i < m->nfns; i++) {
         sba_status s = sba_verify_function(m->fns[i], opts, rep, err);
         if (s != SBA_OK) return s;
