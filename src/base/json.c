@@ -135,8 +135,15 @@ static const char *intern(parser *P, const char *s, size_t n)
 
 static void skip_ws(parser *P)
 {
+    static const char spaces[8] = {' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
     const char *p = P->p, *e = P->end;
-    while (p < e && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) p++;
+    for (;;) {
+        while (p < e && (*p == '\n' || *p == '\r' || *p == '\t')) p++;
+        /* Half of an indented module is runs of spaces: eight at a time. */
+        while (e - p >= 8 && memcmp(p, spaces, 8) == 0) p += 8;
+        if (p == e || *p != ' ') break;
+        while (p < e && *p == ' ') p++;
+    }
     P->p = p;
 }
 
