@@ -61,6 +61,13 @@ Test(json_doc, accepts_exactly_what_jansson_accepts)
     agree("[\"a\"\0]", 6);
     agree("[\0 1]", 5);
     agree("[1\0x]", 5);
+    /* whitespace in every mix, runs of spaces longer and shorter than a word */
+    static const char *const spaced[] = {
+        "[1,          \n          2]", "[1,        \n        \n 2]", "[1,\t         \r\n           2]",
+        "{\"a\":            \n\t\t      \n             1}", "[        ]", "[1         ]       ",
+        "[1,         \n\n\n         \t        \r     2]", "       \n      [1]", "[1,        \v 2]",
+        "[1,         \f2]"};
+    for (size_t i = 0; i < sizeof spaced / sizeof spaced[0]; i++) agree(spaced[i], strlen(spaced[i]));
 }
 
 /* jansson counts every value against its depth of 2048, scalars included. */

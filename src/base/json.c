@@ -141,8 +141,8 @@ static void skip_ws(parser *P)
         while (p < e && (*p == '\n' || *p == '\r' || *p == '\t')) p++;
         /* Half of an indented module is runs of spaces: eight at a time. */
         while (e - p >= 8 && memcmp(p, spaces, 8) == 0) p += 8;
-        if (p == e || *p != ' ') break;
         while (p < e && *p == ' ') p++;
+        if (p == e || (*p != '\n' && *p != '\r' && *p != '\t')) break;
     }
     P->p = p;
 }
