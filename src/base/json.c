@@ -21,18 +21,20 @@
 
 enum { MAX_DEPTH = 2048, STR_BLOCK = 64 * 1024, SMALL_OBJECT = 16 };
 
-struct sba_json_doc {
-    sba_arena arena;
-    sba_json root;
-};
-
-/* ---- parser state ------------------------------------------------------ */
-
 typedef struct key_slot {
     const char *key; /* interned, NUL-terminated */
     uint32_t len;
     uint32_t hash;
 } key_slot;
+
+struct sba_json_doc {
+    sba_arena arena;
+    sba_json root;
+    key_slot *keys;  /* the parse's interned keys, for sba_json_doc_key */
+    uint32_t capkeys;
+};
+
+/* ---- parser state ------------------------------------------------------ */
 
 typedef struct parser {
     const char *p, *end, *begin;
@@ -569,7 +571,8 @@ sba_json_doc *sba_json_parse(const char *text, size_t len, uint32_t flags, const
     bool oom = P.nomem || d->arena.failed;
     sba_free(a, P.stk);
     sba_free(a, P.kstk);
-    sba_free(a, P.keys);
+    d->keys = P.keys; /* kept for sba_json_doc_key, freed with the document */
+    d->capkeys = P.capkeys;
     sba_free(a, P.tmp);
     if (nomem) *nomem = oom;
     if (errpos) *errpos = (size_t)(P.p - text);
@@ -589,7 +592,28 @@ void sba_json_doc_free(sba_json_doc *d)
     if (!d) return;
     const sba_allocator *a = d->arena.a;
     sba_arena_free(&d->arena);
+    sba_free(a, d->keys);
     sba_free(a, d);
+}
+
+const char *sba_json_doc_key(const sba_json_doc *d, const char *key)
+{
+    if (!d->capkeys) return NULL;
+    size_t n = strlen(key);
+    uint32_t h = hash_bytes(key, n);
+    for (uint32_t j = h & (d->capkeys - 1); d->keys[j].key; j = (j + 1) & (d->capkeys - 1))
+        if (d->keys[j].hash == h && d->keys[j].len == n && memcmp(d->keys[j].key, key, n) == 0)
+            return d->keys[j].key;
+    return NULL;
+}
+
+sba_json *sba_json_object_get_key(const sba_json *v, const char *dkey)
+{
+    if (!dkey || !sba_json_is_object(v)) return NULL;
+    const char *const *keys = (const char *const *)(const void *)(v->u.kids + v->n);
+    for (uint32_t i = 0; i < v->n; i++)
+        if (keys[i] == dkey) return &v->u.kids[i];
+    return NULL;
 }
 
 sba_json *sba_json_object_get(const sba_json *v, const char *key)

@@ -109,6 +109,12 @@ static inline sba_json *sba_json_object_next(const sba_json *v, const sba_json *
 }
 /* Member `key` of object v, or NULL (also when v is not an object). */
 sba_json *sba_json_object_get(const sba_json *v, const char *key);
+/* The document's own copy of object key `key` (keys are interned once per
+ * document), or NULL when no object of the document has that key. */
+const char *sba_json_doc_key(const sba_json_doc *d, const char *key);
+/* Member dkey of object v, dkey from sba_json_doc_key of v's document (NULL
+ * gives NULL): a pointer comparison per member, no string compared. */
+sba_json *sba_json_object_get_key(const sba_json *v, const char *dkey);
 
 #define sba_json_array_foreach(array, index, value)                                             \
     for ((index) = 0; (index) < sba_json_array_size(array) && ((value) = sba_json_array_get(array, index)); \

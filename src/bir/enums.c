@@ -8,7 +8,7 @@
 static bool find_name(const char *const *names, uint32_t count, const char *name, uint32_t *out)
 {
     for (uint32_t i = 0; i < count; i++) {
-        if (names[i] && strcmp(names[i], name) == 0) {
+        if (names[i] && names[i][0] == name[0] && strcmp(names[i], name) == 0) {
             *out = i;
             return true;
         }
@@ -48,7 +48,8 @@ const char *bir_memory_type_name(uint32_t type)
 bool bir_memory_type_parse(const char *name, uint32_t *out)
 {
     for (uint32_t v = 1; v <= BIR_MEM_REG; v <<= 1) {
-        if (strcmp(bir_memory_type_name(v), name) == 0) {
+        const char *n = bir_memory_type_name(v);
+        if (n[0] == name[0] && strcmp(n, name) == 0) {
             *out = v;
             return true;
         }
@@ -186,7 +187,7 @@ const char *bir_opcode_name(uint32_t op)
 bool bir_opcode_parse(const char *name, uint32_t *out)
 {
     for (size_t i = 0; i < sizeof opcodes / sizeof opcodes[0]; i++) {
-        if (strcmp(opcodes[i].name, name) == 0) {
+        if (opcodes[i].name[0] == name[0] && strcmp(opcodes[i].name, name) == 0) {
             *out = opcodes[i].op;
             return true;
         }

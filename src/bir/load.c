@@ -63,6 +63,13 @@ typedef struct loader {
     struct sba_strmap *texts;       /* operand texts kept once: the same text is one copy */
     char *buf;                      /* a text being made, before it is looked up */
     size_t capbuf;
+    /* The document's own copy of each key the loader asks for, by the
+     * address of the loader's (static) key string: a member is then found by
+     * comparing pointers, and a key no object has is absent at once. */
+    const sba_json_doc *doc;
+    struct {
+        const char *name, *key;
+    } keys[64];
 } loader;
 
 /* ---- paths and errors -------------------------------------------------- */
@@ -157,10 +164,21 @@ static const char *type_name(const sba_json *v)
 
 /* ---- typed access ------------------------------------------------------ */
 
+/* Member `key` of obj, or NULL. key is one of the loader's static strings. */
+static sba_json *get(loader *L, const sba_json *obj, const char *key)
+{
+    uint32_t h = (uint32_t)((uintptr_t)key >> 3) & 63;
+    if (L->keys[h].name != key) {
+        L->keys[h].name = key;
+        L->keys[h].key = sba_json_doc_key(L->doc, key);
+    }
+    return sba_json_object_get_key(obj, L->keys[h].key);
+}
+
 /* Member `key` of obj, or NULL when absent (missing required keys fail). */
 static bool member(loader *L, sba_json *obj, const char *key, bool required, sba_json **out)
 {
-    *out = sba_json_object_get(obj, key);
+    *out = get(L, obj, key);
     if (!*out && required) FAIL(L, SBA_ERR_SCHEMA, "missing required key \"%s\"", key);
     return true;
 }
@@ -309,24 +327,28 @@ static const char *dump_shared(loader *L, const sba_json *v, size_t flags)
     return shared_text(L, L->buf, n);
 }
 
+/* Whether key is in the NULL-terminated list `known`. Every object of a
+ * module passes each of its keys through here: the first byte rules out
+ * most names without a call. */
+static bool is_known(const char *const *known, const char *key)
+{
+    for (const char *const *p = known; *p; p++)
+        if ((*p)[0] == key[0] && strcmp(*p, key) == 0) return true;
+    return false;
+}
+
 /* Keeps every member of obj whose key is not in `known`, in input order. */
 static bool keep_extras(loader *L, sba_json *obj, const char *const *known, bir_extras *out)
 {
     const char *key;
     sba_json *v;
     uint32_t n = 0;
-    sba_json_object_foreach(obj, key, v) {
-        bool k = false;
-        for (const char *const *p = known; *p && !k; p++) k = strcmp(*p, key) == 0;
-        n += !k;
-    }
+    sba_json_object_foreach(obj, key, v) n += !is_known(known, key);
     if (n == 0) return true;
     out->v = sba_arena_array(L->m->arena, n, sizeof *out->v);
     if (!out->v) return nomem(L);
     sba_json_object_foreach(obj, key, v) {
-        bool k = false;
-        for (const char *const *p = known; *p && !k; p++) k = strcmp(*p, key) == 0;
-        if (k) continue;
+        if (is_known(known, key)) continue;
         bir_extra *e = &out->v[out->n++];
         e->key = sba_arena_strdup(L->m->arena, key);
         e->json = dump_to_arena(L, v, SBA_JSON_COMPACT | SBA_JSON_ENCODE_ANY);
@@ -344,16 +366,16 @@ static const char *const ENGINES = "unassigned, act, dma, dve, pe, pool, sp, Una
                                    "Pool, SP, ALL";
 
 /* Records that obj lacks key: bit goes into *omitted. */
-static void note_omitted(sba_json *obj, const char *key, uint32_t bit, uint32_t *omitted)
+static void note_omitted(loader *L, sba_json *obj, const char *key, uint32_t bit, uint32_t *omitted)
 {
-    if (!sba_json_object_get(obj, key)) *omitted |= bit;
+    if (!get(L, obj, key)) *omitted |= bit;
 }
 
 /* An optional debug-style member `key` of obj: a non-empty string copied into
  * the arena, or NULL when absent, null or empty. Another type is an error. */
 static bool get_note(loader *L, sba_json *obj, const char *key, const char **out)
 {
-    sba_json *v = sba_json_object_get(obj, key);
+    sba_json *v = get(L, obj, key);
     if (!v || sba_json_is_null(v)) return true;
     size_t s = push_key(L, key);
     if (!want_type(L, v, SBA_JSON_STRING, "a string")) return false;
@@ -368,7 +390,7 @@ static bool get_note(loader *L, sba_json *obj, const char *key, const char **out
  * absent or null. */
 static bool get_debug(loader *L, sba_json *obj, sba_json **out)
 {
-    *out = sba_json_object_get(obj, "debug");
+    *out = get(L, obj, "debug");
     if (!*out || sba_json_is_null(*out)) {
         *out = NULL;
         return true;
@@ -403,15 +425,15 @@ static bool load_location(loader *L, bir_set *set, sba_json *jl, pending_vec *pe
         return false;
     }
     int64_t v;
-    if (sba_json_object_get(jl, "addr")) {
+    if (get(L, jl, "addr")) {
         if (!get_int(L, jl, "addr", true, 0, INT64_MAX, &v)) return false;
         loc->addr = v;
     }
-    if (sba_json_object_get(jl, "base")) {
+    if (get(L, jl, "base")) {
         if (!get_int(L, jl, "base", true, 0, 1 << 20, &v)) return false;
         loc->base = (int32_t)v;
     }
-    if (sba_json_object_get(jl, "bank")) {
+    if (get(L, jl, "bank")) {
         if (!get_int(L, jl, "bank", true, INT64_MIN, INT64_MAX, &loc->bank)) return false;
         loc->has_bank = true;
     }
@@ -448,9 +470,9 @@ static bool load_location(loader *L, bir_set *set, sba_json *jl, pending_vec *pe
     if (!get_int(L, jl, "memloc_set_id", false, -1, INT64_MAX, &loc->memloc_set_id)) return false;
     bool b = false;
     if (!get_bool(L, jl, "allocated", &b)) return false;
-    if (sba_json_object_get(jl, "allocated")) bir_location_set_allocated(loc, b);
-    note_omitted(jl, "tensor_id", BIR_OMIT_TENSOR_ID, &loc->omitted);
-    note_omitted(jl, "allocated", BIR_OMIT_ALLOCATED, &loc->omitted);
+    if (get(L, jl, "allocated")) bir_location_set_allocated(loc, b);
+    note_omitted(L, jl, "tensor_id", BIR_OMIT_TENSOR_ID, &loc->omitted);
+    note_omitted(L, jl, "allocated", BIR_OMIT_ALLOCATED, &loc->omitted);
     if (!get_bool(L, jl, "pinned", &loc->pinned)) return false;
     if (!get_bool(L, jl, "user_allocated", &loc->storage.user_allocated)) return false;
     sba_json *alias;
@@ -525,10 +547,10 @@ static bool load_set(loader *L, bir_function *fn, sba_json *js, pending_vec *pen
                   "Local, Shared, Debug", &set->addr_space))
         return false;
     if (!get_bool(L, js, "user_allocated", &set->storage.user_allocated)) return false;
-    note_omitted(js, "kind", BIR_OMIT_KIND, &set->omitted);
-    note_omitted(js, "tensor_class", BIR_OMIT_TENSOR_CLASS, &set->omitted);
-    note_omitted(js, "partition_dim", BIR_OMIT_PARTITION_DIM, &set->omitted);
-    note_omitted(js, "addr_space", BIR_OMIT_ADDR_SPACE, &set->omitted);
+    note_omitted(L, js, "kind", BIR_OMIT_KIND, &set->omitted);
+    note_omitted(L, js, "tensor_class", BIR_OMIT_TENSOR_CLASS, &set->omitted);
+    note_omitted(L, js, "partition_dim", BIR_OMIT_PARTITION_DIM, &set->omitted);
+    note_omitted(L, js, "addr_space", BIR_OMIT_ADDR_SPACE, &set->omitted);
     sba_json *dbg;
     if (!get_debug(L, js, &dbg)) return false;
     if (dbg) {
@@ -716,9 +738,9 @@ static bool load_operand(loader *L, bir_function *fn, sba_json *jo, bir_operand 
     op->dtype = op->set->dtype;
     if (!get_enum(L, jo, "dtype", false, bir_dtype_parse, "dtype", DTYPES, &op->dtype)) return false;
     L->compiler |= op->dtype >= BIR_DT_FLOAT8E4;
-    note_omitted(jo, "kind", BIR_OMIT_KIND, &op->omitted);
-    note_omitted(jo, "dtype", BIR_OMIT_DTYPE, &op->omitted);
-    note_omitted(jo, "offset", BIR_OMIT_OFFSET, &op->omitted);
+    note_omitted(L, jo, "kind", BIR_OMIT_KIND, &op->omitted);
+    note_omitted(L, jo, "dtype", BIR_OMIT_DTYPE, &op->omitted);
+    note_omitted(L, jo, "offset", BIR_OMIT_OFFSET, &op->omitted);
     if (!get_int(L, jo, "offset", false, INT64_MIN / 4, INT64_MAX / 4, &op->offset)) return false;
     sba_json *ap;
     if (!get_array(L, jo, "ap", true, &ap)) return false;
@@ -840,14 +862,14 @@ static bool load_inst(loader *L, bir_function *fn, bir_block *b, sba_json *ji)
         return nomem(L);
     if (!get_enum(L, ji, "engine", false, bir_engine_parse, "engine", ENGINES, &in->engine)) return false;
     L->compiler |= in->engine >= BIR_ENG_CC_UNASSIGNED;
-    note_omitted(ji, "engine", BIR_OMIT_ENGINE, &in->omitted);
-    note_omitted(ji, "ins", BIR_OMIT_INS, &in->omitted);
-    note_omitted(ji, "outs", BIR_OMIT_OUTS, &in->omitted);
+    note_omitted(L, ji, "engine", BIR_OMIT_ENGINE, &in->omitted);
+    note_omitted(L, ji, "ins", BIR_OMIT_INS, &in->omitted);
+    note_omitted(L, ji, "outs", BIR_OMIT_OUTS, &in->omitted);
     sba_json *dbg;
     if (!get_debug(L, ji, &dbg)) return false;
     if (dbg) {
         size_t s = push_key(L, "debug");
-        sba_json *line = sba_json_object_get(dbg, "lineno");
+        sba_json *line = get(L, dbg, "lineno");
         if (line && !sba_json_is_null(line) && !get_int(L, dbg, "lineno", true, 0, INT64_MAX, &in->src_line))
             return false;
         if (!get_note(L, dbg, "op_name", &in->src_op)) return false;
@@ -855,8 +877,8 @@ static bool load_inst(loader *L, bir_function *fn, bir_block *b, sba_json *ji)
     }
     if (!load_operands(L, fn, ji, "ins", &in->ins, &in->nins)) return false;
     if (!load_operands(L, fn, ji, "outs", &in->outs, &in->nouts)) return false;
-    sba_json *axis = sba_json_object_get(ji, "LoopAxis");
-    sba_json *blocks = sba_json_object_get(ji, "blocks");
+    sba_json *axis = get(L, ji, "LoopAxis");
+    sba_json *blocks = get(L, ji, "blocks");
     if (opcode != BIR_OP_LOOP) {
         if (axis || blocks) {
             size_t s = push_key(L, axis ? "LoopAxis" : "blocks");
@@ -925,7 +947,7 @@ static bool load_blocks(loader *L, bir_function *fn, bir_inst *loop, sba_json *b
         }
         sba_json *insts;
         if (!get_array(L, jb, "instructions", false, &insts)) return false;
-        note_omitted(jb, "instructions", BIR_OMIT_INSTRUCTIONS, &b->omitted);
+        note_omitted(L, jb, "instructions", BIR_OMIT_INSTRUCTIONS, &b->omitted);
         if (!reserve(L, (void **)&b->insts, &b->capinsts, sba_json_array_size(insts), sizeof *b->insts))
             return false;
         if (insts) {
@@ -949,15 +971,15 @@ static bool load_blocks(loader *L, bir_function *fn, bir_inst *loop, sba_json *b
 
 /* The instructions under a "blocks" array, loops' bodies included; what is
  * not shaped as expected counts nothing (the walk reports it). */
-static size_t count_insts(const sba_json *blocks, uint32_t depth)
+static size_t count_insts(loader *L, const sba_json *blocks, uint32_t depth)
 {
     size_t n = 0, i, k;
     sba_json *jb, *ji;
     if (depth > MAX_LOOP_DEPTH) return 0;
     sba_json_array_foreach(blocks, i, jb) {
-        sba_json *insts = sba_json_object_get(jb, "instructions");
+        sba_json *insts = get(L, jb, "instructions");
         n += sba_json_array_size(insts);
-        sba_json_array_foreach(insts, k, ji) n += count_insts(sba_json_object_get(ji, "blocks"), depth + 1);
+        sba_json_array_foreach(insts, k, ji) n += count_insts(L, get(L, ji, "blocks"), depth + 1);
     }
     return n;
 }
@@ -982,12 +1004,12 @@ static bool load_function(loader *L, sba_json *jf)
     }
     sba_json *allocs, *blocks;
     if (!get_array(L, jf, "allocations", false, &allocs)) return false;
-    note_omitted(jf, "allocations", BIR_OMIT_ALLOCATIONS, &fn->omitted);
-    note_omitted(jf, "blocks", BIR_OMIT_BLOCKS, &fn->omitted);
+    note_omitted(L, jf, "allocations", BIR_OMIT_ALLOCATIONS, &fn->omitted);
+    note_omitted(L, jf, "blocks", BIR_OMIT_BLOCKS, &fn->omitted);
     L->loc_names = L->loc_dups = NULL;
     pending_vec pending = {0};
     /* The set and instruction tables and lists at their final size at once. */
-    size_t ninsts = count_insts(sba_json_object_get(jf, "blocks"), 0);
+    size_t ninsts = count_insts(L, get(L, jf, "blocks"), 0);
     if (!sba_nameidx_reserve(fn->set_by_name, (uint32_t)sba_json_array_size(allocs), set_name, fn) ||
         !sba_strmap_reserve(fn->inst_by_name, (uint32_t)ninsts))
         return nomem(L);
@@ -1038,7 +1060,7 @@ static bool load_target(loader *L, sba_json *jt)
     }
     int64_t v;
 #define FIELD(key, lo, hi, dst)                                                          \
-    if (sba_json_object_get(jt, key)) {                                                      \
+    if (get(L, jt, key)) {                                                      \
         if (!get_int(L, jt, key, true, lo, hi, &v)) return false;                        \
         dst = v;                                                                         \
     }
@@ -1075,8 +1097,8 @@ static bool load_module(loader *L, sba_json *root)
     if (!sba_json_is_object(root)) FAIL(L, SBA_ERR_SCHEMA, "expected a BIR module object at the top level, got %s",
                                     type_name(root));
     if (!get_int(L, root, "version", false, 1, 1000, &L->m->version)) return false;
-    note_omitted(root, "version", BIR_OMIT_VERSION, &L->m->omitted);
-    L->compiler |= sba_json_object_get(root, "queues") != NULL;
+    note_omitted(L, root, "version", BIR_OMIT_VERSION, &L->m->omitted);
+    L->compiler |= get(L, root, "queues") != NULL;
     const char *arch = NULL;
     if (!get_string(L, root, "arch", false, &arch)) return false;
     if (arch) {
@@ -1090,7 +1112,7 @@ static bool load_module(loader *L, sba_json *root)
         L->m->target = *p;
         if (!(L->m->arch = sba_arena_strdup(L->m->arena, arch))) return nomem(L);
     }
-    sba_json *jt = sba_json_object_get(root, "target");
+    sba_json *jt = get(L, root, "target");
     if (jt && !load_target(L, jt)) return false;
     sba_json *fns;
     if (!get_array(L, root, "functions", true, &fns)) return false;
@@ -1172,7 +1194,7 @@ static bir_module *load_text(const char *text, size_t len, char *owned, void *ma
         sba_err(err, SBA_ERR_NOMEM, "out of memory");
         return NULL;
     }
-    loader L = {.m = m, .err = err};
+    loader L = {.m = m, .err = err, .doc = doc};
     sba_arena_init(&L.scratch, a);
     bool ok = load_module(&L, sba_json_doc_root(doc));
     if (ok && L.scratch.failed) ok = (sba_err(err, SBA_ERR_NOMEM, "out of memory"), false);
