@@ -208,3 +208,24 @@ Test(json_doc, empty_containers)
     cr_assert_null(sba_json_array_get(a, 0));
     sba_json_doc_free(d);
 }
+
+/* A key is looked up once in the document, then found by pointer. */
+Test(json_doc, interned_keys)
+{
+    const char *t = "{\"a\":{\"b\":1,\"c\":3},\"c\":2,\"long key\":[{\"b\":4}]}";
+    sba_json_doc *d = sba_json_parse(t, strlen(t), 0, NULL, NULL, NULL);
+    cr_assert_not_null(d);
+    const sba_json *root = sba_json_doc_root(d);
+    const char *b = sba_json_doc_key(d, "b"), *c = sba_json_doc_key(d, "c");
+    cr_assert(b && c && b != c);
+    cr_assert_null(sba_json_doc_key(d, "zz"));
+    cr_assert_null(sba_json_doc_key(d, "lon"));
+    cr_assert_eq(sba_json_doc_key(d, "long key"), sba_json_doc_key(d, "long key"));
+    cr_assert_eq(sba_json_integer_value(sba_json_object_get_key(root, c)), 2);
+    cr_assert_null(sba_json_object_get_key(root, b), "b is a key of another object only");
+    cr_assert_null(sba_json_object_get_key(root, NULL));
+    const sba_json *a = sba_json_object_get_key(root, sba_json_doc_key(d, "a"));
+    cr_assert_eq(sba_json_integer_value(sba_json_object_get_key(a, b)), 1);
+    cr_assert_eq(sba_json_integer_value(sba_json_object_get_key(a, c)), 3);
+    sba_json_doc_free(d);
+}
