@@ -1696,7 +1696,7 @@ sba_status sba_verify_function(const bir_function *fn, const sba_verify_options 
 /* Functions on several threads: each verifies into a report of its own,
  * and a function after the first failing one (in module order) is not
  * started, since a serial run would not reach it. */
-typedef struct vpool_jobs {
+typedef struct verify_jobs {
     const bir_module *m;
     const sba_verify_options *o;
     sba_verify_report *reps;
@@ -1704,11 +1704,11 @@ typedef struct vpool_jobs {
     sba_status *sts;
     pthread_mutex_t lock;
     uint32_t next, first_fail;
-} vpool_jobs;
+} verify_jobs;
 
 static void *verify_worker(void *arg)
 {
-    vpool_jobs *J = arg;
+    verify_jobs *J = arg;
     for (;;) {
         pthread_mutex_lock(&J->lock);
         uint32_t f = J->next < J->m->nfns && J->next < J->first_fail ? J->next++ : UINT32_MAX;
@@ -1728,7 +1728,7 @@ static sba_status verify_parallel(const bir_module *m, const sba_verify_options 
 {
     const sba_allocator *a = m->arena ? m->arena->a : NULL;
     uint32_t n = m->nfns;
-    vpool_jobs J = {.m = m, .o = opts, .first_fail = UINT32_MAX};
+    verify_jobs J = {.m = m, .o = opts, .first_fail = UINT32_MAX};
     J.reps = sba_malloc(a, (size_t)n * sizeof *J.reps);
     J.errs = sba_malloc(a, (size_t)n * sizeof *J.errs);
     J.sts = sba_malloc(a, (size_t)n * sizeof *J.sts);
