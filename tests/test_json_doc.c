@@ -212,7 +212,7 @@ Test(json_doc, empty_containers)
 /* A key is looked up once in the document, then found by pointer. */
 Test(json_doc, interned_keys)
 {
-    const char *t = "{\"a\":{\"b\":1,\"c\":3},\"c\":2,\"long key\":[{\"b\":4}]}";
+    const char *t = "{\"a\":{\"b\":1,\"c\":3},\"c\":2,\"long key\":[{\"b\":4}],\"e\":{}}";
     sba_json_doc *d = sba_json_parse(t, strlen(t), 0, NULL, NULL, NULL);
     cr_assert_not_null(d);
     const sba_json *root = sba_json_doc_root(d);
@@ -227,5 +227,8 @@ Test(json_doc, interned_keys)
     const sba_json *a = sba_json_object_get_key(root, sba_json_doc_key(d, "a"));
     cr_assert_eq(sba_json_integer_value(sba_json_object_get_key(a, b)), 1);
     cr_assert_eq(sba_json_integer_value(sba_json_object_get_key(a, c)), 3);
+    const sba_json *e = sba_json_object_get_key(root, sba_json_doc_key(d, "e"));
+    cr_assert(e && sba_json_object_size(e) == 0);
+    cr_assert_null(sba_json_object_get_key(e, b), "an empty object has no members");
     sba_json_doc_free(d);
 }

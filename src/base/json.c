@@ -609,7 +609,7 @@ const char *sba_json_doc_key(const sba_json_doc *d, const char *key)
 
 sba_json *sba_json_object_get_key(const sba_json *v, const char *dkey)
 {
-    if (!dkey || !sba_json_is_object(v)) return NULL;
+    if (!dkey || !sba_json_is_object(v) || v->n == 0) return NULL; /* an empty object has no block */
     const char *const *keys = (const char *const *)(const void *)(v->u.kids + v->n);
     for (uint32_t i = 0; i < v->n; i++)
         if (keys[i] == dkey) return &v->u.kids[i];
