@@ -575,7 +575,9 @@ sba_status bir_function_build_def_use(bir_function *fn, sba_error *err);
  * its own message (the CLI prints "FILE:LINE:COL: error: ..."). */
 bir_module *bir_load_buffer(const char *text, size_t len, const char *file,
                             const sba_allocator *a, sba_error *err);
-/* Loads from a path; "-" is standard input. */
+/* Loads from a path; "-" is standard input. A regular file is mapped while
+ * it is parsed (not copied), so it must not be truncated meanwhile; other
+ * inputs are read into memory from `a`. */
 bir_module *bir_load_file(const char *path, const sba_allocator *a, sba_error *err);
 
 /* Serializes the module in the canonical layout. *out is malloc'd by the
