@@ -44,7 +44,7 @@
 #include "base/arena.h"
 #include "base/error.h"
 #include "gen/heights.h"
-#include "gen/rng.h"
+#include "base/rng.h"
 #include "sballoc/gen.h"
 #include "sballoc/program.h"
 

@@ -1,7 +1,8 @@
-/* The generators' seeded stream, splitmix64: the same seed gives the same
- * numbers on every machine, so the same arguments give the same module. */
-#ifndef SBA_GEN_RNG_H
-#define SBA_GEN_RNG_H
+/* A seeded stream, splitmix64: the same seed gives the same numbers on every
+ * machine, so the generators give the same module for the same arguments and
+ * the packer's randomized restarts the same placement. */
+#ifndef SBA_BASE_RNG_H
+#define SBA_BASE_RNG_H
 
 #include <stdint.h>
 
