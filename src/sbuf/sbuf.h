@@ -217,6 +217,36 @@ uint32_t sb_reselect_unspillable_first(sb_ctx *c);
  * the worst point, quarter and bytes. */
 bool sb_band_overflow(const sb_ctx *c, uint32_t v, uint32_t *point, uint32_t *quarter, int64_t *need);
 
+/* ---- skyline.c: the exact packer's tiling search ----------------------- */
+/* A packing problem as the searches see it: time cut into K sections, Q
+ * quarter bands (1 when every rectangle includes quarter 0), nodes that take
+ * `size` bytes in every quarter of one option, fixed rectangles. */
+typedef struct sb_pack_node {
+    uint32_t s0, s1;          /* sections covered, inclusive */
+    int64_t size;             /* aligned bytes */
+    uint32_t nopt;
+    uint8_t qmask[4];         /* quarters of each option */
+} sb_pack_node;
+typedef struct sb_pack_fixed {
+    uint32_t s0, s1;
+    uint8_t qmask;
+    int64_t lo, hi;
+} sb_pack_fixed;
+typedef struct sb_pack_problem {
+    uint32_t K, Q, n, nfixed;
+    const sb_pack_node *nodes;
+    const sb_pack_fixed *fixed;
+    int64_t cap, align;
+    uint64_t seed;            /* the restarts' stream */
+    int64_t *off;             /* out: each node's address */
+    uint32_t *opt;            /* out: each node's option */
+} sb_pack_problem;
+enum { SB_PACK_PACKED = 1, SB_PACK_NONE = 0, SB_PACK_BUDGET = 3, SB_PACK_NOMEM = -1 };
+/* Searches for a packing, bottom-left, with restarts, within `budget` work
+ * units (scratch in ar). PACKED, NONE (this search found none: no proof),
+ * BUDGET or NOMEM; *work and *visited: what it spent. */
+int sb_skyline_pack(const sb_pack_problem *p, sba_arena *ar, uint64_t budget, uint64_t *work, uint64_t *visited);
+
 /* ---- search.c: the exact packer ---------------------------------------- */
 /* The work budget of one function's searches. */
 uint64_t sb_search_budget(const sba_alloc_options *o);

@@ -38,14 +38,18 @@
  * own, so a failure on one side never retries the other; the parts where the
  * live set empties are searched apart, and only those where select failed.
  *
- * The runs (PLAN): three greedy ones, then the complete searches in turn,
- * each in its own candidate order, each given half of what the part has left.
- * The budget counts work — search nodes plus landing evaluations and section
- * scans — never seconds, so the answer is the same on any machine. A
- * function has 4e9 units (options->search_budget), shared fairly by its
- * failing parts and all its fixpoint iterations; 1e9 is 1 to 3 s on parts
- * of hundreds of nodes, up to 15 s on functions of a million tensors. The
- * report says whether the search packed, proved infeasibility or ran out.
+ * The runs (PLAN): first the skyline tiling search (skyline.c), with every
+ * node taking its whole band (so the quarters a node of fewer partitions
+ * leaves free are given up with it), then with its exact quarters; three
+ * greedy runs and the time sweeps; then the complete searches round robin,
+ * and each in turn on half of what the part has left. The budget counts
+ * work — search nodes plus landing evaluations and section scans — never
+ * seconds, so the answer is the same on any machine. A function has 4e9
+ * units (options->search_budget); each fixpoint iteration takes half of
+ * what is left, shared fairly by its failing parts, so the iterations after
+ * spill code still search; 1e9 is 1 to 3 s on parts of hundreds of nodes,
+ * up to 15 s on functions of a million tensors. The report says whether
+ * the search packed, proved infeasibility or ran out.
  *
  * Requires: build, select. Produces: base/addr of every node of the parts it
  * packs. Complexity: exponential in the worst case, bounded by the budget. */
@@ -60,7 +64,7 @@ enum { MAX_OPTIONS = 4, OUTCOME_PACKED = 1, OUTCOME_INFEASIBLE = 2,
        OUTCOME_BUDGET = 3 };
 /* The searches: by lowest floor with the greedy skip (can only pack), by
  * lowest floor, in address order (both complete). */
-enum { KIND_GREEDY, KIND_FLOOR, KIND_ADDRESS, KIND_SWEEP, KIND_SWEEP_BACK };
+enum { KIND_GREEDY, KIND_FLOOR, KIND_ADDRESS, KIND_SWEEP, KIND_SWEEP_BACK, KIND_SKYLINE, KIND_SKYLINE_BANDS };
 
 typedef struct sx_node {
     uint32_t id;           /* sb node id */
@@ -79,11 +83,7 @@ typedef struct sx_node {
 enum { DEMAND_FREE = 0, DEMAND_ONE = 1, DEMAND_HALVES = 2 };
 enum { MASKS = 16 };
 
-typedef struct sx_fixed {
-    uint32_t s0, s1;
-    uint8_t qmask;
-    int64_t lo, hi;
-} sx_fixed;
+typedef sb_pack_fixed sx_fixed;
 
 typedef struct trail_entry {
     uint32_t idx;
@@ -1022,7 +1022,27 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
     bool bound_ok = true;
     for (uint32_t k = 0; k < S.K; k++) bound_ok &= section_ok(&S, k);
     int r = 0;
-    if (bound_ok && kind >= KIND_SWEEP) {
+    if (kind == KIND_SKYLINE && S.Q == 1) return OUTCOME_BUDGET; /* the band run was this one */
+    if (bound_ok && kind >= KIND_SKYLINE) {
+        sb_pack_node *pn = sba_arena_array(ar, (size_t)nn + 1, sizeof *pn);
+        if (!pn) return -1;
+        for (uint32_t i = 0; i < nn; i++) {
+            const sx_node *sn = &S.nodes[i];
+            pn[i] = (sb_pack_node){.s0 = sn->s0, .s1 = sn->s1, .size = sn->size, .nopt = sn->nopt};
+            memcpy(pn[i].qmask, sn->qmask, sizeof pn[i].qmask);
+            /* first try: every node takes its whole band, so quarters a node
+             * of fewer partitions leaves free are given up with it */
+            if (kind == KIND_SKYLINE_BANDS && S.Q > 1)
+                for (uint32_t o = 0; o < sn->nopt; o++)
+                    pn[i].qmask[o] = quarters_at(sn->base[o], sb_height_band_width(c->info[sn->id].height));
+        }
+        sb_pack_problem pp = {.K = S.K, .Q = S.Q, .n = nn, .nfixed = S.nfixed, .nodes = pn, .fixed = S.fixed,
+                              .cap = S.cap, .align = S.align, .seed = 0x5b1a5eedull + mode, .off = S.off, .opt = S.opt};
+        uint64_t work = 0, visited = 0;
+        int sr = sb_skyline_pack(&pp, ar, budget, &work, &visited);
+        S.work = work, S.visited = visited;
+        r = sr == SB_PACK_PACKED ? 1 : sr == SB_PACK_NOMEM ? -1 : 0;
+    } else if (bound_ok && kind >= KIND_SWEEP) {
         if (!(S.nstart = sba_arena_array(ar, (size_t)S.K + 1, sizeof *S.nstart))) return -1;
         for (uint32_t i = 0; i < nn; i++) S.nstart[S.nodes[i].s0]++;
         r = sweep(&S, 0);
@@ -1077,13 +1097,16 @@ static bool fixed_above_middle(const sb_ctx *c, const uint32_t *ids, uint32_t n)
 }
 
 /* The runs tried on a part, in order, until one packs or proves it cannot:
- * the greedy skip is fast where a packing exists; the lowest-floor search
- * is strongest on zero-slack 1-D parts; the address search on mixed heights
- * and on parts with a little slack. */
+ * the skyline search packs most zero-slack parts at once, and its band run
+ * the mixed heights whose partition counts leave quarters free; the greedy
+ * skip is fast where a packing exists; the lowest-floor search is strongest
+ * on zero-slack 1-D parts; the address search on mixed heights and on parts
+ * with a little slack. */
 static const struct {
     int kind;
     uint32_t order;
 } PLAN[] = {
+    {KIND_SKYLINE_BANDS, ORDER_AREA}, {KIND_SKYLINE, ORDER_AREA},
     {KIND_GREEDY, ORDER_AREA},  {KIND_GREEDY, ORDER_START}, {KIND_GREEDY, ORDER_END},
     {KIND_SWEEP, ORDER_AREA},   {KIND_SWEEP_BACK, ORDER_AREA},
     {KIND_ADDRESS, ORDER_TWA},  {KIND_FLOOR, ORDER_AREA},   {KIND_ADDRESS, ORDER_AREA},
@@ -1122,11 +1145,14 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
         if (failed) pa[nfailing] = a, pb[nfailing++] = b;
         a = b;
     }
+    /* This iteration takes half of what is left: after spill code the
+     * next iteration's function is easier, and must still be searched. */
+    uint64_t pool = c->search_left / 2 + 1, spent = 0;
     for (uint32_t x = 0; x < nfailing; x++) {
         uint32_t a = pa[x], b = pb[x];
         /* The portfolio (PLAN): quick greedy runs, then the complete
          * searches, each given half of what the part has left. */
-        uint64_t left = c->search_left / (nfailing - x);
+        uint64_t left = (pool - (spent < pool ? spent : pool)) / (nfailing - x), at_start = c->search_left;
         int r = OUTCOME_BUDGET;
         bool flip = fixed_above_middle(c, ids + a, b - a);
         uint32_t p = 0, last = 0;
@@ -1139,7 +1165,8 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
             for (p = 0; p < PLAN_LEN && r == OUTCOME_BUDGET && left > 0; p++) {
                 bool greedy = PLAN[p].kind == KIND_GREEDY || PLAN[p].kind >= KIND_SWEEP; /* pack only */
                 if (greedy != (round == 0)) continue; /* the greedy runs once, first */
-                uint64_t share = PLAN[p].kind >= KIND_SWEEP ? left / 128 : greedy ? left / 16 : limit < left ? limit : left;
+                uint64_t share = PLAN[p].kind >= KIND_SKYLINE ? left / 16
+                                 : PLAN[p].kind >= KIND_SWEEP ? left / 128 : greedy ? left / 16 : limit < left ? limit : left;
                 uint64_t before = c->search_left;
                 r = search_part(c, ids + a, b - a, PLAN[p].order, PLAN[p].kind, flip, share);
                 uint64_t used = before - c->search_left;
@@ -1164,13 +1191,14 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
          * would give a different (spilled) allocation without a word. */
         if (r < 0) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory in the exact packer");
         static const char *const kinds[] = {"greedy", "lowest-floor", "address-order", "time sweep",
-                                            "time sweep backwards"};
+                                            "time sweep backwards", "skyline", "skyline by bands"};
         static const char *const orders[] = {"area", "start", "end", "W-A-T", "T-A-W", "T-W-A"};
         sb_log(c, "search: part of %u nodes %s (run %u: %s, %s order%s) after %llu search nodes (work left %llu)",
                b - a,
                r == OUTCOME_PACKED ? "packed" : r == OUTCOME_INFEASIBLE ? "proved infeasible" : "exhausted its budget",
                p, kinds[PLAN[p - 1].kind], orders[PLAN[p - 1].order], flip ? ", mirrored" : "",
                (unsigned long long)c->rep->search_nodes, (unsigned long long)c->search_left);
+        spent += at_start - c->search_left;
         if (r != OUTCOME_PACKED) all = false;
         if (r > (int)outcome) outcome = (uint32_t)r;
     }

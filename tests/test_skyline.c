@@ -1,0 +1,236 @@
+/* The skyline tiling search (src/sbuf/skyline.c), on packing problems built
+ * here: tilings cut at random from the time × bytes × quarters box (so a
+ * zero-slack packing exists), a fixed rectangle to pack around, a problem
+ * that cannot fit, a budget of a few units. Every packing it returns is
+ * checked by check_packing below, which knows nothing of the search: each
+ * node inside the capacity, in one of its options, clear of the fixed
+ * rectangles and of every other node it shares a section and a quarter
+ * with. Then planted functions through the whole allocator, proved by the
+ * verifier: the 300-tensor instances the skyline packs at once. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "base/arena.h"
+#include "base/rng.h"
+#include "sballoc/alloc.h"
+#include "sballoc/gen.h"
+#include "sballoc/verify.h"
+#include "sbuf/sbuf.h"
+
+#define BIG_BUDGET 100000000ull
+
+enum { MAXN = 512 };
+
+typedef struct tiling {
+    sb_pack_node node[MAXN];
+    sb_pack_fixed fixed[4];
+    int64_t off[MAXN];
+    uint32_t opt[MAXN];
+    int64_t planted_off[MAXN];   /* where the cut put each node */
+    uint8_t planted_mask[MAXN];
+    sb_pack_problem p;
+} tiling;
+
+/* A box of the cut: sections [s0, s1], bytes [lo, hi) in units, quarters
+ * [q0, q0 + h). */
+typedef struct box {
+    uint32_t s0, s1, q0, h;
+    int64_t lo, hi;
+} box;
+
+/* Cuts a K-section box of `cap` bytes (units of `unit`) into n pieces: in
+ * time, in bytes, or (2-D) in halves of its quarters. Every piece becomes a
+ * node whose options are the aligned positions of its quarter count. */
+static void cut_tiling(tiling *t, uint64_t seed, uint32_t n, uint32_t K, uint32_t Q, int64_t cap, int64_t unit)
+{
+    sba_rng r = {seed};
+    box b[MAXN];
+    uint32_t nb = 1;
+    b[0] = (box){0, K - 1, 0, Q, 0, cap / unit};
+    for (uint32_t tries = 0; nb < n && tries < 100000; tries++) {
+        uint32_t i = (uint32_t)(sba_rng_next(&r) % nb);
+        box x = b[i], y = x;
+        uint32_t axis = (uint32_t)(sba_rng_next(&r) % 3);
+        if (axis == 0 && x.s1 > x.s0) {
+            uint32_t at = x.s0 + 1 + (uint32_t)(sba_rng_next(&r) % (x.s1 - x.s0));
+            x.s1 = at - 1, y.s0 = at;
+        } else if (axis == 1 && x.hi - x.lo >= 2) {
+            int64_t at = x.lo + 1 + (int64_t)(sba_rng_next(&r) % (uint64_t)(x.hi - x.lo - 1));
+            x.hi = at, y.lo = at;
+        } else if (axis == 2 && x.h > 1) {
+            x.h /= 2, y.h /= 2, y.q0 += x.h;
+        } else {
+            continue;
+        }
+        b[i] = x, b[nb++] = y;
+    }
+    memset(t, 0, sizeof *t);
+    for (uint32_t i = 0; i < nb; i++) {
+        sb_pack_node *nd = &t->node[i];
+        *nd = (sb_pack_node){.s0 = b[i].s0, .s1 = b[i].s1, .size = (b[i].hi - b[i].lo) * unit};
+        for (uint32_t q = 0; q + b[i].h <= Q; q += b[i].h) nd->qmask[nd->nopt++] = (uint8_t)(((1u << b[i].h) - 1) << q);
+        t->planted_off[i] = b[i].lo * unit;
+        t->planted_mask[i] = (uint8_t)(((1u << b[i].h) - 1) << b[i].q0);
+    }
+    t->p = (sb_pack_problem){.K = K, .Q = Q, .n = nb, .nodes = t->node, .fixed = t->fixed, .cap = cap,
+                             .align = unit, .seed = 1, .off = t->off, .opt = t->opt};
+}
+
+/* The independent check of a packing. */
+static void check_packing(const tiling *t)
+{
+    const sb_pack_problem *p = &t->p;
+    for (uint32_t i = 0; i < p->n; i++) {
+        const sb_pack_node *a = &p->nodes[i];
+        cr_assert_lt(p->opt[i], a->nopt, "node %u: option %u of %u", i, p->opt[i], a->nopt);
+        cr_assert(p->off[i] >= 0 && p->off[i] + a->size <= p->cap, "node %u at %lld + %lld outside %lld", i,
+                  (long long)p->off[i], (long long)a->size, (long long)p->cap);
+        cr_assert_eq(p->off[i] % p->align, 0, "node %u unaligned", i);
+        uint8_t ma = a->qmask[p->opt[i]];
+        for (uint32_t f = 0; f < p->nfixed; f++) {
+            const sb_pack_fixed *x = &p->fixed[f];
+            bool meet = (x->qmask & ma) && x->s0 <= a->s1 && a->s0 <= x->s1;
+            cr_assert(!meet || p->off[i] + a->size <= x->lo || x->hi <= p->off[i], "node %u on fixed %u", i, f);
+        }
+        for (uint32_t j = i + 1; j < p->n; j++) {
+            const sb_pack_node *b = &p->nodes[j];
+            bool meet = (ma & b->qmask[p->opt[j]]) && a->s0 <= b->s1 && b->s0 <= a->s1;
+            cr_assert(!meet || p->off[i] + a->size <= p->off[j] || p->off[j] + b->size <= p->off[i],
+                      "nodes %u and %u overlap", i, j);
+        }
+    }
+}
+
+static int pack(tiling *t, uint64_t budget, uint64_t *work)
+{
+    sba_arena ar;
+    sba_arena_init(&ar, NULL);
+    uint64_t w, visited;
+    int r = sb_skyline_pack(&t->p, &ar, budget, &w, &visited);
+    sba_arena_free(&ar);
+    if (work) *work = w;
+    return r;
+}
+
+Test(skyline, packs_zero_slack_1d_tilings)
+{
+    static tiling t;
+    for (uint64_t seed = 1; seed <= 40; seed++) {
+        cut_tiling(&t, seed, 60, 24, 1, 4096, 32);
+        int r_ = pack(&t, BIG_BUDGET, NULL);
+        cr_assert_eq(r_, SB_PACK_PACKED, "seed %llu: %d", (unsigned long long)seed, r_);
+        check_packing(&t);
+    }
+}
+
+Test(skyline, packs_zero_slack_2d_tilings_of_mixed_heights)
+{
+    static tiling t;
+    for (uint64_t seed = 1; seed <= 40; seed++) {
+        cut_tiling(&t, seed, 30, 16, 4, 4096, 32);
+        int r_ = pack(&t, BIG_BUDGET, NULL);
+        cr_assert_eq(r_, SB_PACK_PACKED, "seed %llu: %d", (unsigned long long)seed, r_);
+        check_packing(&t);
+    }
+}
+
+Test(skyline, packs_with_slack_by_giving_room_up)
+{
+    /* the same tilings with every node shrunk: room must be left empty */
+    static tiling t;
+    for (uint64_t seed = 1; seed <= 20; seed++) {
+        cut_tiling(&t, seed, 30, 16, 1, 4096, 32);
+        for (uint32_t i = 0; i < t.p.n; i++)
+            if (t.node[i].size > 32) t.node[i].size -= 32;
+        int r_ = pack(&t, BIG_BUDGET, NULL);
+        cr_assert_eq(r_, SB_PACK_PACKED, "seed %llu: %d", (unsigned long long)seed, r_);
+        check_packing(&t);
+    }
+}
+
+Test(skyline, packs_around_fixed_rectangles)
+{
+    /* the largest nodes of a tiling become fixed where the cut put them */
+    static tiling t;
+    for (uint64_t seed = 1; seed <= 10; seed++) {
+        cut_tiling(&t, seed, 40, 16, 1, 4096, 32);
+        for (uint32_t f = 0; f < 2; f++) {
+            uint32_t big = 0;
+            for (uint32_t i = 1; i < t.p.n; i++)
+                if (t.node[i].size * (t.node[i].s1 - t.node[i].s0 + 1) > t.node[big].size * (t.node[big].s1 - t.node[big].s0 + 1))
+                    big = i;
+            t.fixed[f] = (sb_pack_fixed){.s0 = t.node[big].s0, .s1 = t.node[big].s1, .qmask = t.planted_mask[big],
+                                         .lo = t.planted_off[big], .hi = t.planted_off[big] + t.node[big].size};
+            t.p.n--;
+            t.node[big] = t.node[t.p.n];
+            t.planted_off[big] = t.planted_off[t.p.n], t.planted_mask[big] = t.planted_mask[t.p.n];
+        }
+        t.p.nfixed = 2;
+        int r = pack(&t, BIG_BUDGET, NULL);
+        cr_assert_eq(r, SB_PACK_PACKED, "seed %llu: %d", (unsigned long long)seed, r);
+        check_packing(&t);
+    }
+}
+
+Test(skyline, a_problem_that_cannot_fit_is_not_packed)
+{
+    static tiling t;
+    cut_tiling(&t, 3, 30, 10, 1, 4096, 32);
+    t.node[0].size += 32; /* one section now needs 32 bytes more than there are */
+    uint64_t work;
+    cr_assert_eq(pack(&t, BIG_BUDGET, &work), SB_PACK_NONE);
+    cr_assert_lt(work, 1000u, "the slack bound should refuse it before any search (work %llu)",
+                 (unsigned long long)work);
+}
+
+Test(skyline, a_spent_budget_is_reported)
+{
+    static tiling t;
+    cut_tiling(&t, 5, 200, 40, 4, 65536, 32);
+    cr_assert_eq(pack(&t, 10, NULL), SB_PACK_BUDGET);
+}
+
+Test(skyline, same_problem_same_packing)
+{
+    static tiling t, u;
+    cut_tiling(&t, 11, 30, 16, 4, 8192, 32);
+    cut_tiling(&u, 11, 30, 16, 4, 8192, 32);
+    u.p.nodes = u.node, u.p.off = u.off, u.p.opt = u.opt;
+    cr_assert_eq(pack(&t, BIG_BUDGET, NULL), SB_PACK_PACKED);
+    cr_assert_eq(pack(&u, BIG_BUDGET, NULL), SB_PACK_PACKED);
+    cr_assert_arr_eq(t.off, u.off, sizeof t.off);
+    cr_assert_arr_eq(t.opt, u.opt, sizeof t.opt);
+}
+
+/* Planted functions (sballoc gen --planted) through the allocator. */
+static void planted_packs(uint64_t seed, const char *heights)
+{
+    sba_planted_options p;
+    sba_planted_defaults(&p);
+    p.seed = seed;
+    p.tensors = 300;
+    p.heights = heights;
+    sba_error err;
+    bir_module *m = sba_gen_planted(&p, false, NULL, &err);
+    cr_assert_not_null(m, "gen --planted: %s", err.message);
+    sba_alloc_options o = {0};
+    sba_alloc_report r;
+    cr_assert_eq(sba_allocate_module(m, &o, &r, &err), SBA_OK, "allocate: %s", err.message);
+    cr_assert_eq(r.fns[0].spilled, 0u, "planted seed %llu %s spilled %u", (unsigned long long)seed, heights,
+                 r.fns[0].spilled);
+    sba_alloc_report_free(&r);
+    cr_assert_eq(sba_verify_module(m, NULL, &err), SBA_OK, "verify: %s", err.message);
+    bir_module_free(m);
+}
+
+Test(skyline, packs_planted_1d_functions)
+{
+    for (uint64_t seed = 2; seed <= 3; seed++) planted_packs(seed, "full");
+}
+
+Test(skyline, packs_a_planted_2d_function_in_whole_bands)
+{
+    /* partition counts below their class leave quarters free under them:
+     * the band run packs it, taking every node's whole band */
+    planted_packs(2, "q:1,h:1,f:1");
+}
