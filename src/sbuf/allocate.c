@@ -147,7 +147,21 @@ static bool evict_for(sb_ctx *c, uint32_t v)
             (nj->cost / (double)nj->bytes == c->info[best].cost / (double)c->info[best].bytes && j < best))
             best = j;
     }
-    if (best == SB_NO_NODE) return false;
+    if (best == SB_NO_NODE) {
+        /* No placed one to evict; but a neighbour this iteration spills is
+         * shortened by it, which may be the room v needs: v waits for the
+         * next iteration rather than the function being declared impossible. */
+        for (uint32_t k = 0; k < nv->degree; k++) {
+            const sb_node *nj = &c->info[nv->adj[k]];
+            if (nj->spill && !nj->unspillable && !nj->precoloured &&
+                (sb_quarter_mask(nj->base, nj->partitions) & reach)) {
+                nv->spill = false;
+                sb_log(c, "%s waits for the spills around it", nv->loc->name);
+                return true;
+            }
+        }
+        return false;
+    }
     c->info[best].spill = true;
     c->info[best].placed = false;
     nv->spill = false;
