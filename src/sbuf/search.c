@@ -45,9 +45,9 @@
  * and each in turn on half of what the part has left. The budget counts
  * work — search nodes plus landing evaluations and section scans — never
  * seconds, so the answer is the same on any machine. A function has 4e9
- * units (options->search_budget); each fixpoint iteration takes half of
- * what is left, shared fairly by its failing parts, so the iterations after
- * spill code still search; 1e9 is 1 to 3 s on parts of hundreds of nodes,
+ * units (options->search_budget); each fixpoint iteration takes up to 7/8
+ * of what is left, shared fairly by its failing parts, so the iterations
+ * after spill code still search; 1e9 is 1 to 3 s on parts of hundreds of nodes,
  * up to 15 s on functions of a million tensors. The report says whether
  * the search packed, proved infeasibility or ran out.
  *
@@ -892,7 +892,7 @@ static int cmp_key(const void *a, const void *b)
 
 /* Searches one part: the nodes ids[0..n) (representatives, some precoloured). */
 static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n, uint32_t mode, int kind,
-                      bool flip, uint64_t budget)
+                      bool flip, uint64_t budget, int64_t *slack)
 {
     /* sizes and addresses are multiples of the alignment: so is every top */
     sx S = {.c = c, .ar = ar, .cap = c->t->sbuf_bytes / c->t->sbuf_align * c->t->sbuf_align, .align = c->t->sbuf_align, .budget = budget,
@@ -1039,7 +1039,10 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
         sb_pack_problem pp = {.K = S.K, .Q = S.Q, .n = nn, .nfixed = S.nfixed, .nodes = pn, .fixed = S.fixed,
                               .cap = S.cap, .align = S.align, .seed = 0x5b1a5eedull + mode, .off = S.off, .opt = S.opt};
         uint64_t work = 0, visited = 0;
+        int64_t left_over = -1;
+        pp.slack = &left_over;
         int sr = sb_skyline_pack(&pp, ar, budget, &work, &visited);
+        if (kind == KIND_SKYLINE_BANDS) *slack = left_over;
         S.work = work, S.visited = visited;
         r = sr == SB_PACK_PACKED ? 1 : sr == SB_PACK_NOMEM ? -1 : 0;
     } else if (bound_ok && kind >= KIND_SWEEP) {
@@ -1068,11 +1071,11 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
 
 /* One run of the portfolio on a part, in an arena of its own. */
 static int search_part(sb_ctx *c, const uint32_t *ids, uint32_t n, uint32_t mode, int kind, bool flip,
-                       uint64_t budget)
+                       uint64_t budget, int64_t *slack)
 {
     sba_arena ar;
     sba_arena_init(&ar, c->ar.a);
-    int r = search_run(c, &ar, ids, n, mode, kind, flip, budget);
+    int r = search_run(c, &ar, ids, n, mode, kind, flip, budget, slack);
     sba_arena_free(&ar);
     return r;
 }
@@ -1145,9 +1148,9 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
         if (failed) pa[nfailing] = a, pb[nfailing++] = b;
         a = b;
     }
-    /* This iteration takes half of what is left: after spill code the
-     * next iteration's function is easier, and must still be searched. */
-    uint64_t pool = c->search_left / 2 + 1, spent = 0;
+    /* This iteration leaves an eighth of what is left to the next: after
+     * spill code the function is easier, and must still be searched. */
+    uint64_t pool = c->search_left - c->search_left / 8, spent = 0;
     for (uint32_t x = 0; x < nfailing; x++) {
         uint32_t a = pa[x], b = pb[x];
         /* The portfolio (PLAN): quick greedy runs, then the complete
@@ -1155,6 +1158,7 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
         uint64_t left = (pool - (spent < pool ? spent : pool)) / (nfailing - x), at_start = c->search_left;
         int r = OUTCOME_BUDGET;
         bool flip = fixed_above_middle(c, ids + a, b - a);
+        int64_t band_slack = -1; /* the skyline's, every node in its whole band */
         uint32_t p = 0, last = 0;
         /* the greedy runs, each on a sixteenth; then the complete ones round
          * robin, every run of a round on the same limit, doubled each round:
@@ -1168,7 +1172,7 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
                 uint64_t share = PLAN[p].kind >= KIND_SKYLINE ? left / 16
                                  : PLAN[p].kind >= KIND_SWEEP ? left / 128 : greedy ? left / 16 : limit < left ? limit : left;
                 uint64_t before = c->search_left;
-                r = search_part(c, ids + a, b - a, PLAN[p].order, PLAN[p].kind, flip, share);
+                r = search_part(c, ids + a, b - a, PLAN[p].order, PLAN[p].kind, flip, share, &band_slack);
                 uint64_t used = before - c->search_left;
                 left -= used < left ? used : left;
                 last = p;
@@ -1176,12 +1180,17 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
             if (round > 0) limit *= 2;
         }
         /* then each complete run in turn on half of what is left: an order
-         * that needs a deep search gets it */
+         * that needs a deep search gets it. A part with no slack at all,
+         * every node in its whole band, is the skyline search's (nothing
+         * may be left empty there, which makes it the strongest): it goes
+         * first. */
+        bool tight = band_slack == 0;
         for (p = 0; p < PLAN_LEN && r == OUTCOME_BUDGET && left > 0; p++) {
-            if (PLAN[p].kind == KIND_GREEDY || PLAN[p].kind >= KIND_SWEEP) continue;
+            if (PLAN[p].kind == KIND_GREEDY || (PLAN[p].kind >= KIND_SWEEP && PLAN[p].kind < KIND_SKYLINE)) continue;
+            if (PLAN[p].kind == KIND_SKYLINE || (PLAN[p].kind == KIND_SKYLINE_BANDS && !tight)) continue;
             uint64_t share = p + 1 < PLAN_LEN ? left / 2 : left;
             uint64_t before = c->search_left;
-            r = search_part(c, ids + a, b - a, PLAN[p].order, PLAN[p].kind, flip, share);
+            r = search_part(c, ids + a, b - a, PLAN[p].order, PLAN[p].kind, flip, share, &band_slack);
             uint64_t used = before - c->search_left;
             left -= used < left ? used : left;
             last = p;
