@@ -33,9 +33,12 @@
  * Parts and nogoods. Where no unplaced node crosses from one section to the
  * next the two sides pack apart, and a side that fails fails the whole
  * without retrying the other. A part's state — its floors and its unplaced
- * nodes — is hashed (Zobrist keys kept per section in Fenwick trees of
- * xors, so any part's key costs O(log K)); a state that failed is kept in a
- * hash set, across restarts, and never searched again.
+ * nodes — is hashed (Zobrist keys kept per quarter and section in Fenwick
+ * trees of xors, so any part's key costs O(log K)); a state that failed is
+ * kept in a hash set, across restarts, and never searched again. Where the
+ * problem is the same under the quarter permutations that keep bands whole,
+ * the key is the least over a state's images, so a state is known failed
+ * however its quarters were filled.
  *
  * Order and restarts. Candidates are tried flush first (their other end
  * meets the run's end, so no new step is made), then level (their top meets
@@ -109,7 +112,8 @@ typedef struct sky {
     sba_rng rng;
     bool noise;
     uint64_t *bits;        /* the subset sums of column_fills */
-    uint64_t *fkey, *nkey, *zkey; /* part keys: per section floors, nodes; per node */
+    uint64_t *fkey[4], *nkey, *zkey; /* part keys: per quarter, per section floors; nodes; per node */
+    bool sym;              /* the problem is the same under the band symmetries */
     uint64_t *dead;        /* hash set of the keys of states that cannot pack */
     uint32_t ndead, capdead;
     uint32_t *twin;        /* per node: the previous node of the same span, size and options */
@@ -162,24 +166,43 @@ static uint64_t fen_prefix(const uint64_t *f, uint32_t k) /* sections [0, k) */
     return v;
 }
 
+/* The quarter permutations that keep bands whole: either half's quarters
+ * swapped, the halves swapped. */
+static const uint8_t BAND_PERMS[8][4] = {{0, 1, 2, 3}, {1, 0, 2, 3}, {0, 1, 3, 2}, {1, 0, 3, 2},
+                                         {2, 3, 0, 1}, {3, 2, 0, 1}, {2, 3, 1, 0}, {3, 2, 1, 0}};
+
+/* Where the problem is the same under those permutations (no fixed
+ * rectangle, every node's options closed under them), a state and its
+ * permuted images pack alike: the key is the least of theirs. */
 static uint64_t part_key(const sky *S, uint32_t a, uint32_t b)
 {
-    uint64_t v = fen_prefix(S->fkey, b + 1) ^ fen_prefix(S->fkey, a) ^ fen_prefix(S->nkey, b + 1) ^
-                 fen_prefix(S->nkey, a);
-    sba_rng r = {v ^ ((uint64_t)a << 32 | b)};
-    return sba_rng_next(&r);
+    uint64_t kq[4] = {0}, best = UINT64_MAX;
+    for (uint32_t q = 0; q < S->Q; q++) kq[q] = fen_prefix(S->fkey[q], b + 1) ^ fen_prefix(S->fkey[q], a);
+    uint64_t nodes = fen_prefix(S->nkey, b + 1) ^ fen_prefix(S->nkey, a);
+    for (uint32_t g = 0; g < (S->sym ? 8u : 1u); g++) {
+        sba_rng r = {nodes ^ ((uint64_t)a << 32 | b)};
+        uint64_t v = sba_rng_next(&r);
+        for (uint32_t q = 0; q < S->Q; q++) {
+            r.s = v ^ kq[BAND_PERMS[g][q]];
+            v = sba_rng_next(&r);
+        }
+        if (v < best) best = v;
+    }
+    return best;
 }
 
-static uint64_t floor_key(uint32_t x, int64_t v)
+/* A floor's part of the key of its quarter's tree. */
+static uint64_t floor_key(uint32_t k, int64_t v)
 {
-    sba_rng r = {((uint64_t)x << 40) ^ (uint64_t)v};
+    sba_rng r = {((uint64_t)k << 40) ^ (uint64_t)v};
     return sba_rng_next(&r);
 }
 
 static bool set_floor(sky *S, uint32_t x, int64_t v)
 {
     if (!push_trail(S, TR_FLOOR, x, S->floor[x])) return false;
-    fen_xor(S->fkey, S->K, x / S->Q, floor_key(x, S->floor[x]) ^ floor_key(x, v));
+    uint32_t k = x / S->Q;
+    fen_xor(S->fkey[x % S->Q], S->K, k, floor_key(k, S->floor[x]) ^ floor_key(k, v));
     S->floor[x] = v;
     refresh(S, x);
     return true;
@@ -277,7 +300,8 @@ static void undo_to(sky *S, uint32_t mark)
     while (S->ntrail > mark) {
         sk_trail *t = &S->trail[--S->ntrail];
         if (t->kind == TR_FLOOR) {
-            fen_xor(S->fkey, S->K, t->idx / S->Q, floor_key(t->idx, S->floor[t->idx]) ^ floor_key(t->idx, t->old));
+            uint32_t k = t->idx / S->Q;
+            fen_xor(S->fkey[t->idx % S->Q], S->K, k, floor_key(k, S->floor[t->idx]) ^ floor_key(k, t->old));
             S->floor[t->idx] = t->old;
             refresh(S, t->idx);
         } else if (t->kind == TR_SLACK) {
@@ -722,13 +746,14 @@ static bool setup(sky *S)
     S->runstart = sba_arena_array(ar, Q, sizeof *S->runstart);
     S->bits = sba_arena_array(ar, MAX_SUM_BITS / 64 + 2, sizeof *S->bits);
     S->zkey = sba_arena_array(ar, (size_t)n + 1, sizeof *S->zkey);
-    S->fkey = sba_arena_array(ar, (size_t)K + 1, sizeof *S->fkey);
+    for (uint32_t q = 0; q < Q; q++)
+        if (!(S->fkey[q] = sba_arena_array(ar, (size_t)K + 1, sizeof *S->fkey[q]))) return false;
     S->nkey = sba_arena_array(ar, (size_t)K + 1, sizeof *S->nkey);
     for (S->capdead = 4096; S->capdead < DEAD_SLOTS && S->capdead < 4096 * n;) S->capdead *= 2;
     S->dead = sba_arena_array(ar, S->capdead, sizeof *S->dead);
     S->twin = sba_arena_array(ar, (size_t)n + 1, sizeof *S->twin);
     if (!S->floor || !S->tree || !S->ucount || !S->cross || !S->slack || !S->soff || !S->eoff || !S->elist || !S->coff || !S->foff || !S->slist ||
-        !S->must || !S->halves || !S->dmust || !S->dhalf || !S->placed || !S->runend || !S->runstart || !S->bits || !S->zkey || !S->fkey || !S->nkey || !S->dead || !S->twin)
+        !S->must || !S->halves || !S->dmust || !S->dhalf || !S->placed || !S->runend || !S->runstart || !S->bits || !S->zkey || !S->nkey || !S->dead || !S->twin)
         return false;
     uint64_t ncover = 0;
     for (uint32_t i = 0; i < n; i++) {
@@ -803,7 +828,7 @@ static bool setup(sky *S)
             if (__builtin_popcount(nd->qmask[o]) < w) w = __builtin_popcount(nd->qmask[o]);
         for (uint32_t k = nd->s0; k <= nd->s1; k++) S->slack[k] -= nd->size * (Q > 1 ? w : 1);
     }
-    for (uint32_t x = 0; x < S->N; x++) S->floor[x] = normalize(S, x, 0), fen_xor(S->fkey, K, x / Q, floor_key(x, S->floor[x]));
+    for (uint32_t x = 0; x < S->N; x++) S->floor[x] = normalize(S, x, 0), fen_xor(S->fkey[x % Q], K, x / Q, floor_key(x / Q, S->floor[x]));
     /* twins: nodes of one start are together in slist; the same end, size
      * and options make two interchangeable */
     for (uint32_t k = 0; k < K; k++)
@@ -821,6 +846,19 @@ static bool setup(sky *S)
     for (uint32_t x = 0; x < S->N; x++) S->tree[S->leaves + x] = leaf_value(S, x);
     for (uint32_t t = S->leaves - 1; t >= 1; t--)
         S->tree[t] = S->tree[2 * t] < S->tree[2 * t + 1] ? S->tree[2 * t] : S->tree[2 * t + 1];
+    S->sym = Q == 4 && !p->nfixed;
+    for (uint32_t i = 0; i < n && S->sym; i++) {
+        const sb_pack_node *nd = &p->nodes[i];
+        for (uint32_t g = 1; g < 8 && S->sym; g++)
+            for (uint32_t o = 0; o < nd->nopt && S->sym; o++) {
+                uint8_t m = 0;
+                for (uint32_t q = 0; q < 4; q++)
+                    if (nd->qmask[o] >> q & 1) m |= (uint8_t)(1u << BAND_PERMS[g][q]);
+                bool found = false;
+                for (uint32_t o2 = 0; o2 < nd->nopt; o2++) found |= nd->qmask[o2] == m;
+                S->sym = found;
+            }
+    }
     sba_rng zr = {0x2b7e151628aed2a6ull};
     for (uint32_t i = 0; i < n; i++) S->zkey[i] = sba_rng_next(&zr), fen_xor(S->nkey, K, p->nodes[i].s0, S->zkey[i]);
     S->nleft = n;
