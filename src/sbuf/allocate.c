@@ -261,10 +261,12 @@ sba_status sb_allocate_function(sb_ctx *c)
         uint32_t failed = sb_select_nodes(c, order, norder);
         c->rep->seconds[SBA_PHASE_SELECT] += sba_now() - t0;
         if (c->ar.failed) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory");
-        if (failed && c->lower_bound <= c->t->sbuf_bytes && c->search_left > 0) {
+        /* The search: first a repair of the few nodes select left, the
+         * rest held; then the failing parts anew. */
+        for (int pass = 0; pass < 2 && failed && c->lower_bound <= c->t->sbuf_bytes && c->search_left > 0; pass++) {
             t0 = sba_now();
             bool packed;
-            sba_status sst = sb_search_packing(c, &packed);
+            sba_status sst = pass == 0 ? sb_search_repair(c, &packed) : sb_search_packing(c, &packed);
             c->rep->seconds[SBA_PHASE_SEARCH] += sba_now() - t0;
             if (sst != SBA_OK) return sst;
             if (packed) failed = 0;

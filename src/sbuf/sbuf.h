@@ -255,6 +255,9 @@ uint64_t sb_search_budget(const sba_alloc_options *o);
  * unplaced; *packed when every such part packed. SBA_ERR_NOMEM when memory
  * ran out (never reported as a spent budget). */
 sba_status sb_search_packing(sb_ctx *c, bool *packed);
+/* Searches again, every other placement held, the few nodes left unplaced
+ * and the placed ones they meet; *packed when every node is then placed. */
+sba_status sb_search_repair(sb_ctx *c, bool *packed);
 
 /* ---- spill.c ----------------------------------------------------------- */
 sba_status sb_insert_spill_code(sb_ctx *c);
