@@ -183,6 +183,7 @@ void sb_ctx_init(sb_ctx *c, bir_function *fn, const sba_target *t, const sba_all
     c->partners_enabled = true;
     c->rule = o->strategy == SBA_STRATEGY_BEST_FIT ? SB_RULE_BEST_FIT : SB_RULE_LOWEST;
     c->search_left = sb_search_budget(o);
+    c->repair_left = c->search_left / 16;
     sba_arena_init(&c->ar, fn->module->arena->a);
     sba_arena_init(&c->keep, fn->module->arena->a);
 }
@@ -263,7 +264,8 @@ sba_status sb_allocate_function(sb_ctx *c)
         if (c->ar.failed) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory");
         /* The search: first a repair of the few nodes select left, the
          * rest held; then the failing parts anew. */
-        for (int pass = 0; pass < 2 && failed && c->lower_bound <= c->t->sbuf_bytes && c->search_left > 0; pass++) {
+        for (int pass = 0; pass < 2 && failed && c->lower_bound <= c->t->sbuf_bytes; pass++) {
+            if ((pass == 0 ? c->repair_left : c->search_left) == 0) continue;
             t0 = sba_now();
             bool packed;
             sba_status sst = pass == 0 ? sb_search_repair(c, &packed) : sb_search_packing(c, &packed);

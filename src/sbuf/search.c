@@ -60,7 +60,7 @@
 #include "sbuf/sbuf.h"
 
 #define DEFAULT_BUDGET 4000000000ull
-#define REPAIR_BUDGET 200000000ull
+#define REPAIR_BUDGET 150000000ull
 enum { MAX_OPTIONS = 4, OUTCOME_PACKED = 1, OUTCOME_INFEASIBLE = 2,
        OUTCOME_BUDGET = 3 };
 /* The searches: by lowest floor with the greedy skip (can only pack), by
@@ -1221,59 +1221,97 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
  * Where select (and the search, if it ran) left a few nodes unplaced in a
  * function otherwise placed — typically reloads and stores that spill code
  * made, at points where the live bytes fill the SBUF — the rest of the
- * placement is kept: the unplaced nodes and the placed ones they meet in
- * time are searched again, every other node they meet held where it is as
- * a fixed rectangle. Without it the spill fixpoint spills one node per
- * iteration around such points, each iteration placing the function anew. */
-enum { REPAIR_MAX_FAILED = 16, REPAIR_MAX_WINDOW = 256 };
+ * placement is kept: a window of nodes around the unplaced ones is searched
+ * again, every other node it meets held where it is as a fixed rectangle.
+ * The windows, in turn: the unplaced nodes and their neighbours; then, for
+ * widths of 4, 16, 64 and 256 program points, every node whose whole live
+ * range lies within that distance of an unplaced one's (where the live bytes
+ * fill the SBUF a node can move only if the nodes around it can). Without
+ * it the spill fixpoint spills one node per iteration around such points,
+ * each iteration placing the function anew. */
+enum { REPAIR_MAX_FAILED = 16, REPAIR_MAX_WINDOW = 256, REPAIR_WINDOWS = 5 };
+
+/* Marks the window of width w (0: the neighbours) with role 1; the number
+ * of its nodes, or UINT32_MAX when it is too large. */
+static uint32_t repair_window(sb_ctx *c, uint8_t *role, uint32_t w)
+{
+    memset(role, 0, c->n);
+    uint32_t nw = 0;
+    for (uint32_t i = 0; i < c->n; i++) {
+        const sb_node *nd = &c->info[i];
+        if (nd->rep != i || nd->precoloured || nd->placed) continue;
+        role[i] = 1;
+        if (w == 0)
+            for (uint32_t k = 0; k < nd->degree; k++) {
+                uint32_t j = c->info[nd->adj[k]].rep;
+                if (!c->info[j].precoloured && c->info[j].placed) role[j] = 1;
+            }
+    }
+    if (w > 0)
+        for (uint32_t i = 0; i < c->n; i++) {
+            const sb_node *f = &c->info[i];
+            if (f->rep != i || f->precoloured || f->placed) continue;
+            uint32_t lo = f->start > w ? f->start - w : 0, hi = f->end + w;
+            for (uint32_t j = 0; j < c->n; j++) {
+                const sb_node *nd = &c->info[j];
+                if (nd->rep == j && !nd->precoloured && nd->placed && lo <= nd->start && nd->end <= hi) role[j] = 1;
+            }
+        }
+    for (uint32_t i = 0; i < c->n; i++) nw += role[i] == 1;
+    return nw <= REPAIR_MAX_WINDOW ? nw : UINT32_MAX;
+}
 
 sba_status sb_search_repair(sb_ctx *c, bool *packed)
 {
     *packed = false;
-    uint32_t *ids = sba_arena_array(&c->ar, (size_t)c->n + 1, sizeof *ids), nf = 0, nw = 0, n = 0;
+    uint32_t nf = 0;
+    for (uint32_t i = 0; i < c->n; i++) nf += c->info[i].rep == i && !c->info[i].precoloured && !c->info[i].placed;
+    if (!nf || nf > REPAIR_MAX_FAILED) return SBA_OK;
+    uint32_t *ids = sba_arena_array(&c->ar, (size_t)c->n + 1, sizeof *ids);
     uint8_t *role = sba_arena_array(&c->ar, (size_t)c->n + 1, sizeof *role); /* 1 window, 2 held */
     if (!ids || !role) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory");
-    uint32_t lo = UINT32_MAX, hi = 0;
-    for (uint32_t i = 0; i < c->n; i++) {
-        const sb_node *nd = &c->info[i];
-        if (nd->rep != i || nd->precoloured || nd->placed) continue;
-        if (++nf > REPAIR_MAX_FAILED) return SBA_OK;
-        role[i] = 1;
-        for (uint32_t k = 0; k < nd->degree; k++) {
-            uint32_t j = c->info[nd->adj[k]].rep;
-            if (!c->info[j].precoloured && c->info[j].placed) role[j] = 1;
-        }
-    }
-    if (!nf) return SBA_OK;
-    for (uint32_t i = 0; i < c->n; i++) {
-        if (role[i] != 1) continue;
-        if (++nw > REPAIR_MAX_WINDOW) return SBA_OK;
-        ids[n++] = i;
-        if (c->info[i].start < lo) lo = c->info[i].start;
-        if (c->info[i].end > hi) hi = c->info[i].end;
-    }
-    /* everything else placed in the window's time holds its place */
-    for (uint32_t i = 0; i < c->n; i++) {
-        sb_node *nd = &c->info[i];
-        if (nd->rep != i || role[i] || nd->end < lo || hi < nd->start || !(nd->placed || nd->precoloured)) continue;
-        if (!nd->precoloured) role[i] = 2, nd->precoloured = true;
-        ids[n++] = i;
-    }
-    /* the skyline (with exact quarters; then every node in its whole band),
-     * then the complete searches in address order and by lowest floor, each
-     * on a quarter of the repair's budget */
-    static const int kinds[] = {KIND_SKYLINE, KIND_SKYLINE_BANDS, KIND_ADDRESS, KIND_FLOOR};
-    uint64_t budget = c->search_left / 8 < REPAIR_BUDGET ? c->search_left / 8 : REPAIR_BUDGET; /* the rest is the parts' */
-    bool flip = fixed_above_middle(c, ids, n);
+    static const uint32_t widths[REPAIR_WINDOWS] = {0, 4, 16, 64, 256};
+    /* per window: the skyline (exact quarters, then whole bands) and the
+     * complete search in address order, each on an equal share */
+    static const int kinds[] = {KIND_SKYLINE, KIND_SKYLINE_BANDS, KIND_ADDRESS};
+    uint64_t budget = c->repair_left < REPAIR_BUDGET ? c->repair_left : REPAIR_BUDGET, saved = c->search_left;
+    uint64_t share = budget / (REPAIR_WINDOWS * 3);
+    c->search_left = budget; /* the runs draw on the repair's own budget */
     int r = OUTCOME_BUDGET;
-    for (uint32_t x = 0; x < 4 && r != OUTCOME_PACKED && r >= 0 && budget / 4 > 0; x++) {
-        int64_t slack;
-        r = search_part(c, ids, n, ORDER_AREA, kinds[x], flip, budget / 4, &slack);
+    uint32_t nw = 0, tried = 0;
+    for (uint32_t x = 0; x < REPAIR_WINDOWS && r == OUTCOME_BUDGET && share > 0; x++) {
+        uint32_t size = repair_window(c, role, widths[x]);
+        if (size == UINT32_MAX) break;
+        nw = size, tried++;
+        uint32_t n = 0, lo = UINT32_MAX, hi = 0;
+        for (uint32_t i = 0; i < c->n; i++)
+            if (role[i] == 1) {
+                ids[n++] = i;
+                if (c->info[i].start < lo) lo = c->info[i].start;
+                if (c->info[i].end > hi) hi = c->info[i].end;
+            }
+        /* everything else placed in the window's time holds its place */
+        for (uint32_t i = 0; i < c->n; i++) {
+            sb_node *nd = &c->info[i];
+            if (nd->rep != i || role[i] || nd->end < lo || hi < nd->start || !(nd->placed || nd->precoloured))
+                continue;
+            if (!nd->precoloured) role[i] = 2, nd->precoloured = true;
+            ids[n++] = i;
+        }
+        bool flip = fixed_above_middle(c, ids, n);
+        for (uint32_t y = 0; y < 3 && r == OUTCOME_BUDGET; y++) {
+            int64_t slack;
+            r = search_part(c, ids, n, ORDER_AREA, kinds[y], flip, share, &slack);
+            if (r == OUTCOME_INFEASIBLE) r = OUTCOME_BUDGET; /* this window only: a wider one may pack */
+        }
+        for (uint32_t i = 0; i < c->n; i++)
+            if (role[i] == 2) c->info[i].precoloured = false;
     }
-    for (uint32_t i = 0; i < c->n; i++)
-        if (role[i] == 2) c->info[i].precoloured = false;
+    c->repair_left -= budget - c->search_left;
+    c->search_left = saved;
     if (r < 0) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory in the exact packer");
-    sb_log(c, "search: repair of %u unplaced nodes among %u %s", nf, nw, r == OUTCOME_PACKED ? "packed" : "failed");
+    sb_log(c, "search: repair of %u unplaced nodes (%u windows, the last of %u nodes) %s", nf, tried, nw,
+           r == OUTCOME_PACKED ? "packed" : "failed");
     *packed = r == OUTCOME_PACKED;
     if (*packed && c->rep->search_outcome < OUTCOME_PACKED) c->rep->search_outcome = OUTCOME_PACKED;
     return SBA_OK;
