@@ -112,41 +112,26 @@ static int pack(tiling *t, uint64_t budget, uint64_t *work)
     return r;
 }
 
-Test(skyline, packs_zero_slack_1d_tilings)
+/* Tilings of n pieces, K sections, Q quarters, for seeds 1..seeds, every
+ * node `shrink` bytes smaller (then room must be left empty): all pack. */
+static void tilings_pack(uint64_t seeds, uint32_t n, uint32_t K, uint32_t Q, int64_t shrink)
 {
     static tiling t;
-    for (uint64_t seed = 1; seed <= 40; seed++) {
-        cut_tiling(&t, seed, 60, 24, 1, 4096, 32);
-        int r_ = pack(&t, BIG_BUDGET, NULL);
-        cr_assert_eq(r_, SB_PACK_PACKED, "seed %llu: %d", (unsigned long long)seed, r_);
-        check_packing(&t);
-    }
-}
-
-Test(skyline, packs_zero_slack_2d_tilings_of_mixed_heights)
-{
-    static tiling t;
-    for (uint64_t seed = 1; seed <= 40; seed++) {
-        cut_tiling(&t, seed, 30, 16, 4, 4096, 32);
-        int r_ = pack(&t, BIG_BUDGET, NULL);
-        cr_assert_eq(r_, SB_PACK_PACKED, "seed %llu: %d", (unsigned long long)seed, r_);
-        check_packing(&t);
-    }
-}
-
-Test(skyline, packs_with_slack_by_giving_room_up)
-{
-    /* the same tilings with every node shrunk: room must be left empty */
-    static tiling t;
-    for (uint64_t seed = 1; seed <= 20; seed++) {
-        cut_tiling(&t, seed, 30, 16, 1, 4096, 32);
+    for (uint64_t seed = 1; seed <= seeds; seed++) {
+        cut_tiling(&t, seed, n, K, Q, 4096, 32);
         for (uint32_t i = 0; i < t.p.n; i++)
-            if (t.node[i].size > 32) t.node[i].size -= 32;
-        int r_ = pack(&t, BIG_BUDGET, NULL);
-        cr_assert_eq(r_, SB_PACK_PACKED, "seed %llu: %d", (unsigned long long)seed, r_);
+            if (t.node[i].size > shrink) t.node[i].size -= shrink;
+        int r = pack(&t, BIG_BUDGET, NULL);
+        cr_assert_eq(r, SB_PACK_PACKED, "seed %llu: %d", (unsigned long long)seed, r);
         check_packing(&t);
     }
 }
+
+Test(skyline, packs_zero_slack_1d_tilings) { tilings_pack(40, 60, 24, 1, 0); }
+
+Test(skyline, packs_zero_slack_2d_tilings_of_mixed_heights) { tilings_pack(40, 30, 16, 4, 0); }
+
+Test(skyline, packs_with_slack_by_giving_room_up) { tilings_pack(20, 30, 16, 1, 32); }
 
 Test(skyline, packs_around_fixed_rectangles)
 {
