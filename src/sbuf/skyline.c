@@ -876,11 +876,12 @@ int sb_skyline_pack(const sb_pack_problem *p, sba_arena *ar, uint64_t budget, ui
     bool feasible = true;
     for (uint32_t i = 0; i < p->n; i++) feasible &= p->nodes[i].nopt > 0;
     for (uint32_t k = 0; k < S.K; k++) feasible &= S.slack[k] >= 0 && bands_fit(&S, k);
-    /* the part's slack, for the caller's schedule */
-    if (p->slack) {
-        *p->slack = 0;
-        for (uint32_t k = 0; k < S.K; k++) *p->slack += S.slack[k] > 0 ? S.slack[k] : 0;
-    }
+    /* the part's slack, for the caller's schedule; with slack the search is
+     * a heuristic (it gives up whole runs) and takes a quarter of the budget */
+    int64_t slack = 0;
+    for (uint32_t k = 0; k < S.K; k++) slack += S.slack[k] > 0 ? S.slack[k] : 0;
+    if (p->slack) *p->slack = slack;
+    if (slack > 0) S.budget = budget / 4;
     for (uint64_t r = 1; feasible; r++) {
         S.fails = 0;
         S.fail_limit = luby(r) * LUBY_UNIT * (uint64_t)(p->n < 1024 ? 1 : p->n / 1024);
