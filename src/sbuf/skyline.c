@@ -66,7 +66,7 @@
 #define NO_NODE UINT32_MAX
 
 enum { TR_FLOOR, TR_SLACK, TR_PLACE };
-enum { LUBY_UNIT = 64, MAX_PROBES = 64, MAX_RUNS = 8, MAX_SUM_BITS = 8192, DEAD_SLOTS = 1 << 22 };
+enum { LUBY_UNIT = 64, MAX_PROBES = 64, MAX_RUNS = 8, MAX_SUM_BITS = 8192, DEAD_SLOTS = 1 << 21 };
 
 typedef struct sk_trail {
     uint32_t kind, idx;
@@ -749,7 +749,7 @@ static bool setup(sky *S)
     for (uint32_t q = 0; q < Q; q++)
         if (!(S->fkey[q] = sba_arena_array(ar, (size_t)K + 1, sizeof *S->fkey[q]))) return false;
     S->nkey = sba_arena_array(ar, (size_t)K + 1, sizeof *S->nkey);
-    for (S->capdead = 4096; S->capdead < DEAD_SLOTS && S->capdead < 4096 * n;) S->capdead *= 2;
+    for (S->capdead = 4096; S->capdead < DEAD_SLOTS && S->capdead < 1024 * n;) S->capdead *= 2;
     S->dead = sba_arena_array(ar, S->capdead, sizeof *S->dead);
     S->twin = sba_arena_array(ar, (size_t)n + 1, sizeof *S->twin);
     if (!S->floor || !S->tree || !S->ucount || !S->cross || !S->slack || !S->soff || !S->eoff || !S->elist || !S->coff || !S->foff || !S->slist ||
