@@ -523,7 +523,7 @@ static bool collect(sky *S, uint32_t k, uint32_t q, int64_t h, bool right)
             S->cands[S->ncands++] = (sk_cand){i, o, score};
         }
     }
-    qsort(S->cands + c0, S->ncands - c0, sizeof *S->cands, cmp_cand);
+    if (S->ncands - c0 > 1) qsort(S->cands + c0, S->ncands - c0, sizeof *S->cands, cmp_cand);
     return true;
 }
 
@@ -669,7 +669,7 @@ static int solve(sky *S, uint32_t a, uint32_t b)
             if (!collect(S, kc, qx, h, side)) return SB_PACK_NOMEM;
             uint32_t n = S->ncands - c1;
             if (n < best) {
-                memmove(S->cands + c0, S->cands + c1, n * sizeof *S->cands);
+                if (n) memmove(S->cands + c0, S->cands + c1, n * sizeof *S->cands);
                 S->ncands = c0 + n;
                 best = n, k = kc, q = qx;
             } else {
