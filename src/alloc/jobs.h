@@ -16,12 +16,4 @@ typedef sba_status (*sba_function_job)(void *ud, uint32_t f, sba_function_report
 sba_status sba_run_functions(bir_module *m, const sba_alloc_options *o, sba_function_job run, void *ud,
                              sba_function_report *frs, uint32_t *nrun, sba_error *err);
 
-/* Runs job(ud, i, err) for every i in [0, n) on `jobs` threads, each with
- * an error of its own; an i after the first failing one (in order) is not
- * started. Returns the status of the first failing i with its error in
- * *err, as a serial loop that stops at the first failure would. */
-typedef sba_status (*sba_each_job)(void *ud, uint32_t i, sba_error *err);
-sba_status sba_run_each(uint32_t n, uint32_t jobs, const sba_allocator *a, sba_each_job job, void *ud,
-                        sba_error *err);
-
 #endif

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "alloc/jobs.h"
+#include "base/each.h"
 #include "base/clock.h"
 #include "base/error.h"
 #include "dram/dram.h"
@@ -124,7 +125,7 @@ static sba_status run(bir_module *m, const sba_alloc_options *o, sba_alloc_repor
      * them too, the first failing function in module order giving the error. */
     sba_error_clear(err);
     sba_status st = o->jobs > 1 && m->nfns > 1 && !o->log
-                        ? sba_run_each(m->nfns, o->jobs, m->arena->a, validate_one, &ra, err)
+                        ? sba_run_each(m->nfns, o->jobs, m->arena->a, validate_one, &ra, NULL, err)
                         : bir_validate_module(m, err);
     /* Several threads, unless a log must keep its lines in function order. */
     if (st == SBA_OK && o->jobs > 1 && m->nfns > 1 && !o->log)

@@ -40,12 +40,12 @@
  * report; the module is not modified. Complexity: O(steps × operand blocks ×
  * (pages crossed × segments touched × runs)); memory O(distinct rectangles +
  * values), from one arena freed before returning. */
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "base/arena.h"
+#include "base/each.h"
 #include "base/error.h"
 #include "base/vec.h"
 #include "sballoc/program.h"
@@ -1700,58 +1700,26 @@ typedef struct verify_jobs {
     const bir_module *m;
     const sba_verify_options *o;
     sba_verify_report *reps;
-    sba_error *errs;
-    sba_status *sts;
-    pthread_mutex_t lock;
-    uint32_t next, first_fail;
 } verify_jobs;
 
-static void *verify_worker(void *arg)
+static sba_status verify_one(void *ud, uint32_t f, sba_error *err)
 {
-    verify_jobs *J = arg;
-    for (;;) {
-        pthread_mutex_lock(&J->lock);
-        uint32_t f = J->next < J->m->nfns && J->next < J->first_fail ? J->next++ : UINT32_MAX;
-        pthread_mutex_unlock(&J->lock);
-        if (f == UINT32_MAX) return NULL;
-        J->sts[f] = sba_verify_function(J->m->fns[f], J->o, &J->reps[f], &J->errs[f]);
-        if (J->sts[f] != SBA_OK) {
-            pthread_mutex_lock(&J->lock);
-            if (f < J->first_fail) J->first_fail = f;
-            pthread_mutex_unlock(&J->lock);
-        }
-    }
+    const verify_jobs *J = ud;
+    return sba_verify_function(J->m->fns[f], J->o, &J->reps[f], err);
 }
 
 static sba_status verify_parallel(const bir_module *m, const sba_verify_options *opts, uint32_t jobs,
                                   sba_verify_report *rep, sba_error *err)
 {
     const sba_allocator *a = m->arena ? m->arena->a : NULL;
-    uint32_t n = m->nfns;
-    verify_jobs J = {.m = m, .o = opts, .first_fail = UINT32_MAX};
-    J.reps = sba_malloc(a, (size_t)n * sizeof *J.reps);
-    J.errs = sba_malloc(a, (size_t)n * sizeof *J.errs);
-    J.sts = sba_malloc(a, (size_t)n * sizeof *J.sts);
-    sba_status st = SBA_OK;
-    if (!J.reps || !J.errs || !J.sts) {
-        st = sba_err(err, SBA_ERR_NOMEM, "out of memory");
-        goto done;
-    }
+    uint32_t n = m->nfns, failed_at;
+    verify_jobs J = {.m = m, .o = opts, .reps = sba_malloc(a, (size_t)n * sizeof *J.reps)};
+    if (!J.reps) return sba_err(err, SBA_ERR_NOMEM, "out of memory");
     memset(J.reps, 0, (size_t)n * sizeof *J.reps);
-    for (uint32_t f = 0; f < n; f++) J.sts[f] = SBA_OK;
-    pthread_mutex_init(&J.lock, NULL);
-    pthread_t tid[64];
-    if (jobs > n) jobs = n;
-    if (jobs > sizeof tid / sizeof tid[0]) jobs = sizeof tid / sizeof tid[0];
-    uint32_t started = 0;
-    for (; started + 1 < jobs; started++)
-        if (pthread_create(&tid[started], NULL, verify_worker, &J) != 0) break;
-    verify_worker(&J); /* this thread works too */
-    for (uint32_t i = 0; i < started; i++) pthread_join(tid[i], NULL);
-    pthread_mutex_destroy(&J.lock);
+    sba_status st = sba_run_each(n, jobs, a, verify_one, &J, &failed_at, err);
     /* What a serial run would have reported: the functions up to the first
      * failing one, summed in order. */
-    for (uint32_t f = 0; f < n && f <= J.first_fail; f++) {
+    for (uint32_t f = 0; f < n && f <= failed_at; f++) {
         const sba_verify_report *r = &J.reps[f];
         rep->functions += r->functions;
         rep->tensors += r->tensors;
@@ -1770,15 +1738,8 @@ static sba_status verify_parallel(const bir_module *m, const sba_verify_options 
         rep->segments += r->segments;
         rep->sampled_loops += r->sampled_loops;
         rep->exhaustive = rep->exhaustive && r->exhaustive;
-        if (J.sts[f] != SBA_OK) {
-            *err = J.errs[f];
-            st = J.sts[f];
-        }
     }
-done:
     sba_free(a, J.reps);
-    sba_free(a, J.errs);
-    sba_free(a, J.sts);
     return st;
 }
 
