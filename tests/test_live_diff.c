@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "base/arena.h"
+#include "base/rng.h"
 #include "bir/live.h"
 #include "sballoc/alloc.h"
 #include "sballoc/bir.h"
@@ -53,17 +54,9 @@ enum {
 
 /* ---- PRNG (splitmix64) --------------------------------------------------- */
 
-static uint64_t rng_state;
+static sba_rng rng; /* the cases' seeded stream (base/rng.h) */
 
-static uint64_t next_u64(void)
-{
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-static int pick(int n) { return (int)(next_u64() % (uint64_t)n); }
+static int pick(int n) { return (int)(sba_rng_next(&rng) % (uint64_t)n); }
 
 /* ---- the program --------------------------------------------------------- */
 
@@ -498,7 +491,7 @@ Test(live_diff, random_looped_programs)
     static buf b;
     tally ty = {0};
     for (uint64_t seed = 1; seed <= PROGRAMS; seed++) {
-        rng_state = seed * 0x2545f4914f6cdd1dull;
+        rng.s = seed * 0x2545f4914f6cdd1dull;
         generate(&g);
         to_json(&b, &g);
         ty.programs++;

@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/rng.h"
 #include "sballoc/verify.h"
 #include "sbuf/sbuf.h"
 #include "textbuf.h"
@@ -38,17 +39,9 @@ enum { CASES = 3000, MAX_T = 6, CAP = 256, ALIGN = 32, MAX_INSTS = 64, BUDGET = 
 
 /* ---- PRNG -------------------------------------------------------------- */
 
-static uint64_t rng_state;
+static sba_rng rng; /* the cases' seeded stream (base/rng.h) */
 
-static uint64_t next_u64(void)
-{
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-static uint32_t pick(uint32_t n) { return (uint32_t)(next_u64() % n); }
+static uint32_t pick(uint32_t n) { return (uint32_t)(sba_rng_next(&rng) % n); }
 
 /* ---- the generated case -------------------------------------------------- */
 
@@ -467,7 +460,7 @@ static void print_tally(const char *what, const tally *t)
 
 Test(sbuf_exhaustive, small_functions_are_valid_and_none_spills_that_packs, .timeout = 300)
 {
-    rng_state = 0x5ba11c0c;
+    rng.s = 0x5ba11c0c;
     static gen_case g;
     static buf text;
     static packer k;
