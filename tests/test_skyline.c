@@ -188,12 +188,12 @@ Test(skyline, same_problem_same_packing)
 }
 
 /* Planted functions (sballoc gen --planted) through the allocator. */
-static void planted_packs(uint64_t seed, const char *heights)
+static void planted_packs(uint64_t seed, const char *heights, uint32_t tensors)
 {
     sba_planted_options p;
     sba_planted_defaults(&p);
     p.seed = seed;
-    p.tensors = 300;
+    p.tensors = tensors;
     p.heights = heights;
     sba_error err;
     bir_module *m = sba_gen_planted(&p, false, NULL, &err);
@@ -210,12 +210,69 @@ static void planted_packs(uint64_t seed, const char *heights)
 
 Test(skyline, packs_planted_1d_functions)
 {
-    for (uint64_t seed = 2; seed <= 3; seed++) planted_packs(seed, "full");
+    for (uint64_t seed = 2; seed <= 3; seed++) planted_packs(seed, "full", 300);
 }
 
 Test(skyline, packs_a_planted_2d_function_in_whole_bands)
 {
     /* partition counts below their class leave quarters free under them:
      * the band run packs it, taking every node's whole band */
-    planted_packs(2, "q:1,h:1,f:1");
+    planted_packs(2, "q:1,h:1,f:1", 300);
+}
+
+/* ---- strips.c: the guillotine decomposition -------------------------------- */
+
+static int strips(tiling *t, uint64_t budget, uint64_t *work)
+{
+    uint64_t w, visited;
+    int r = sb_strips_pack(&t->p, NULL, budget, &w, &visited);
+    if (work) *work = w;
+    return r;
+}
+
+/* Tilings too large for one search, 1-D: most are cut and packed (a cut
+ * may be missed; the caller's whole search then takes the part), and every
+ * packing holds. */
+Test(strips, packs_large_1d_tilings_by_cutting_them)
+{
+    static tiling t;
+    uint32_t packed = 0;
+    for (uint64_t seed = 1; seed <= 12; seed++) {
+        cut_tiling(&t, seed, 500, 400, 1, 65536, 32);
+        int r = strips(&t, BIG_BUDGET, NULL);
+        cr_assert(r == SB_PACK_PACKED || r == SB_PACK_NONE || r == SB_PACK_BUDGET, "seed %llu: %d",
+                  (unsigned long long)seed, r);
+        if (r == SB_PACK_PACKED) check_packing(&t), packed++;
+    }
+    cr_assert_geq(packed, 10u, "%u of 12 tilings of 500 pieces packed", packed);
+}
+
+Test(strips, packs_a_planted_2d_function_of_1000_tensors) { planted_packs(3, "q:1,h:1,f:1", 1000); }
+
+Test(strips, leaves_a_problem_with_slack_to_the_whole_search)
+{
+    static tiling t;
+    cut_tiling(&t, 3, 300, 200, 1, 65536, 32);
+    t.node[0].size -= 32;
+    uint64_t work = 1;
+    cr_assert_eq(strips(&t, BIG_BUDGET, &work), SB_PACK_NONE);
+    cr_assert_lt(work, 2000u, "a problem with slack is looked at, not searched: %llu", (unsigned long long)work);
+}
+
+Test(strips, same_problem_same_packing)
+{
+    static tiling t, u;
+    cut_tiling(&t, 5, 500, 300, 1, 65536, 32);
+    u = t;
+    u.p.nodes = u.node, u.p.off = u.off, u.p.opt = u.opt;
+    cr_assert_eq(strips(&t, BIG_BUDGET, NULL), SB_PACK_PACKED);
+    cr_assert_eq(strips(&u, BIG_BUDGET, NULL), SB_PACK_PACKED);
+    cr_assert_arr_eq(t.off, u.off, sizeof t.off);
+    cr_assert_arr_eq(t.opt, u.opt, sizeof t.opt);
+}
+
+Test(strips, packs_planted_1d_functions_of_1000_tensors)
+{
+    planted_packs(1, "full", 1000);
+    planted_packs(3, "full", 1000);
 }

@@ -249,6 +249,13 @@ enum { SB_PACK_PACKED = 1, SB_PACK_NONE = 0, SB_PACK_BUDGET = 3, SB_PACK_NOMEM =
  * BUDGET or NOMEM; *work and *visited: what it spent. */
 int sb_skyline_pack(const sb_pack_problem *p, sba_arena *ar, uint64_t budget, uint64_t *work, uint64_t *visited);
 
+/* ---- strips.c: the exact packer's guillotine decomposition ------------- */
+/* Where the problem has no slack, cuts it in time, across bands and in
+ * address, and packs the pieces with sb_skyline_pack (scratch from the hook
+ * a). Same results as sb_skyline_pack; NONE at once where nothing is cut. */
+int sb_strips_pack(const sb_pack_problem *p, const sba_allocator *a, uint64_t budget, uint64_t *work,
+                   uint64_t *visited);
+
 /* ---- search.c: the exact packer ---------------------------------------- */
 /* The work budget of one function's searches. */
 uint64_t sb_search_budget(const sba_alloc_options *o);

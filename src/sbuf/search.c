@@ -1042,7 +1042,14 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
         uint64_t work = 0, visited = 0;
         int64_t left_over = -1;
         pp.slack = &left_over;
-        int sr = sb_skyline_pack(&pp, ar, budget, &work, &visited);
+        /* a part without slack is cut first; what is left goes whole */
+        int sr = sb_strips_pack(&pp, ar->a, budget / 2, &work, &visited);
+        if (sr == SB_PACK_PACKED) left_over = 0;
+        if (sr != SB_PACK_PACKED && sr != SB_PACK_NOMEM) {
+            uint64_t w2 = 0, v2 = 0;
+            sr = sb_skyline_pack(&pp, ar, budget - work, &w2, &v2);
+            work += w2, visited += v2;
+        }
         if (kind == KIND_SKYLINE_BANDS) *slack = left_over;
         S.work = work, S.visited = visited;
         r = sr == SB_PACK_PACKED ? 1 : sr == SB_PACK_NOMEM ? -1 : 0;

@@ -1,0 +1,612 @@
+/* strips: the exact packer's guillotine decomposition.
+ *
+ * Where a part has no slack — in every section its nodes' bytes × quarters
+ * fill the quarters of its bands to the capacity — a packing is a tiling,
+ * and a tiling that can be cut straight through splits the problem in two
+ * that pack apart. Each cut below is a property of some packing, not of the
+ * input's order:
+ *   - time: no node crosses from one section to the next; each side packs
+ *     alone at the same capacity;
+ *   - a whole node: a node live over the whole part in every quarter of its
+ *     bands can go at the bottom (in any packing every other node is wholly
+ *     below or above it, and the ones below can move up by its size);
+ *   - address: a set L of nodes whose load is the same A (bytes × quarters)
+ *     in every section of the part, a strip: L packs in [base, base + a),
+ *     a = A / quarters, and the rest above it at capacity cap - a;
+ *   - band: the nodes split between the two halves of the part's quarters
+ *     (of all four, or of one half) so that each half is full in every
+ *     section; each half packs alone at the same bytes.
+ * Cuts nest: a strip is cut in time, a slice of time across bands or bytes,
+ * and so on. A piece that is small, or has slack, or cannot be cut goes to
+ * skyline.c on its own sections, in the quarters of its bands (the others
+ * held by a fixed rectangle).
+ *
+ * Finding a strip. A strip that is not one node has a cut in time inside
+ * it, where every node crossing belongs to the rest: between sections k and
+ * k + 1, the nodes that end at k weigh A and are in L, and so are the ones
+ * that start at k + 1. Each such k is a seed (largest A first). From a seed
+ * a sweep runs forward over the nodes that start after it and, mirrored,
+ * back over the nodes that end at or before it: in each section, the nodes
+ * of L that ended in the section before must be replaced, to the byte, by
+ * nodes of L that start here, and none may end where none starts. A
+ * depth-first search takes or leaves each starting node, largest first,
+ * pruned by the sums of its section; a state entering a section (its live
+ * nodes of L, hashed) that failed once is not searched again. Each set
+ * found on one side is completed on the other, then split and packed. A
+ * band cut is the same search with A half the room, seeds where the nodes
+ * that end weigh exactly that, and "taken" meaning the lower half.
+ *
+ * Bounds. A seed's sweep has SEED_WORK steps per node and splits at most
+ * SEED_TRIES sets; a split, whose sides may be wrong, SPLIT_WORK per node;
+ * a leaf LEAF_WORK per node. Running out of those fails the seed, split or
+ * leaf, not the whole; every step counts against the caller's budget.
+ *
+ * The search misses packings no cut splits (a pinwheel) and cuts it does
+ * not look for; the caller then runs skyline.c on the whole part. It only
+ * ever packs: it proves nothing infeasible.
+ *
+ * Requires: nothing (a problem built by search.c). Produces: an address and
+ * option per node, as skyline.c. Complexity: exponential in the worst case,
+ * bounded by the budget. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/rng.h"
+#include "sbuf/sbuf.h"
+
+enum {
+    LEAF_NODES = 40,     /* a part this small goes to skyline.c uncut */
+    SEED_WORK = 64,      /* a seed's sweep: steps per node of the part */
+    SEED_TRIES = 4,      /* sets of the right load split per seed */
+    SPLIT_WORK = 20000,  /* a split's sides: work per node of the part */
+    LEAF_WORK = 20000,   /* a leaf: work per node */
+    DEAD_SLOTS = 1 << 20,
+};
+
+typedef struct st_item {
+    uint32_t s0, s1, id;
+    int64_t w; /* size × quarters of its options */
+} st_item;
+
+typedef struct strips {
+    const sb_pack_problem *p;
+    const sba_allocator *a;
+    uint64_t budget, work, visited;
+    bool nomem;
+} strips;
+
+static int popcount(uint32_t x) { return __builtin_popcount(x); }
+
+/* The quarters of option o of node i that fit the bands M, or 0. */
+static bool option_in(const sb_pack_node *nd, uint32_t o, uint8_t M) { return (nd->qmask[o] & ~M) == 0; }
+
+static bool has_option_in(const sb_pack_node *nd, uint8_t M)
+{
+    for (uint32_t o = 0; o < nd->nopt; o++)
+        if (option_in(nd, o, M)) return true;
+    return false;
+}
+
+static int cmp_item(const void *x, const void *y)
+{
+    const st_item *a = x, *b = y;
+    if (a->s0 != b->s0) return a->s0 < b->s0 ? -1 : 1;
+    if (a->w != b->w) return a->w > b->w ? -1 : 1;
+    return a->id < b->id ? -1 : a->id > b->id;
+}
+
+static int solve(strips *T, st_item *it, uint32_t m, int64_t cap, int64_t base, uint8_t M);
+
+/* ---- leaves ---------------------------------------------------------------- */
+
+/* Packs the items with skyline.c at [base, base + cap) in the bands M; the
+ * other quarters are held by fixed rectangles over the items' sections. */
+static int leaf(strips *T, const st_item *it, uint32_t m, int64_t cap, uint8_t M)
+{
+    const sb_pack_problem *p = T->p;
+    sba_arena ar;
+    sba_arena_init(&ar, T->a);
+    sb_pack_node *pn = sba_arena_array(&ar, m, sizeof *pn);
+    sb_pack_fixed *fx = sba_arena_array(&ar, 1, sizeof *fx);
+    int64_t *off = sba_arena_array(&ar, m, sizeof *off);
+    uint32_t *opt = sba_arena_array(&ar, m, sizeof *opt), *orig = sba_arena_array(&ar, (size_t)m * 4, sizeof *orig);
+    int r = SB_PACK_NOMEM;
+    if (!pn || !fx || !off || !opt || !orig) goto out;
+    /* the leaf's own sections: an empty one would read as slack */
+    uint32_t k0 = it[0].s0, k1 = it[0].s1;
+    for (uint32_t j = 0; j < m; j++) {
+        if (it[j].s0 < k0) k0 = it[j].s0;
+        if (it[j].s1 > k1) k1 = it[j].s1;
+    }
+    for (uint32_t j = 0; j < m; j++) {
+        const sb_pack_node *nd = &p->nodes[it[j].id];
+        pn[j] = (sb_pack_node){.s0 = nd->s0 - k0, .s1 = nd->s1 - k0, .size = nd->size};
+        for (uint32_t o = 0; o < nd->nopt; o++)
+            if (option_in(nd, o, M)) orig[j * 4 + pn[j].nopt] = o, pn[j].qmask[pn[j].nopt++] = nd->qmask[o];
+    }
+    uint8_t all = (uint8_t)((1u << p->Q) - 1);
+    *fx = (sb_pack_fixed){.s0 = 0, .s1 = k1 - k0, .qmask = (uint8_t)(all & ~M), .lo = 0, .hi = cap};
+    sb_pack_problem sub = {.K = k1 - k0 + 1, .Q = p->Q, .n = m, .nfixed = (M & all) != all, .nodes = pn, .fixed = fx,
+                           .cap = cap, .align = p->align, .seed = p->seed ^ ((uint64_t)it[0].id << 20 ^ m),
+                           .off = off, .opt = opt};
+    uint64_t left = T->budget - T->work, most = (uint64_t)LEAF_WORK * m, work = 0, visited = 0;
+    r = sb_skyline_pack(&sub, &ar, left < most ? left : most, &work, &visited);
+    T->work += work, T->visited += visited;
+    if (r == SB_PACK_BUDGET && T->work < T->budget) r = SB_PACK_NONE; /* the leaf's share, not the whole */
+    if (r == SB_PACK_PACKED)
+        for (uint32_t j = 0; j < m; j++) {
+            p->off[it[j].id] = off[j];
+            p->opt[it[j].id] = orig[j * 4 + opt[j]];
+        }
+out:
+    if (ar.failed) r = SB_PACK_NOMEM;
+    sba_arena_free(&ar);
+    return r;
+}
+
+/* ---- the sweep --------------------------------------------------------------- */
+
+/* One cut being looked for in a part: a strip (lowM 0) or a band cut. */
+typedef struct cutter {
+    strips *T;
+    st_item *it;          /* the part */
+    uint32_t m, tries;
+    uint64_t steps, limit; /* this seed's search steps, and where it gives up */
+    int64_t cap, base, A;
+    uint8_t M, lowM, highM;
+    uint8_t *in;          /* per item of the part: in the set found */
+} cutter;
+
+/* The sweep over one side of a seed: items sorted by start (mirrored in
+ * time on the side before the seed), largest first, in groups of the same
+ * start; group 0 starts at the seed, all taken. */
+typedef struct sweep {
+    cutter *C;
+    st_item *it;
+    uint32_t *orig;                  /* per item: its index in the part */
+    uint32_t m, k1, G;
+    uint32_t *group, *gstart, *gend; /* item → group; group → its items */
+    int64_t *rest;                   /* per item: the weight of the items after it in its group */
+    int64_t *endw;                   /* per section: weight of taken items ending there */
+    int64_t *need, *part;            /* per group */
+    uint8_t *take, *dec;             /* per item: taken; decisions tried */
+    uint32_t *eoff, *elist;          /* items by last section */
+    uint64_t *z, *gkey;              /* per item: its key; per group: the key of its entry state */
+    uint64_t *dead, salt;            /* entry states that failed (open addressing; 0 empty) */
+    uint32_t capdead, ndead;
+    struct sweep *then;              /* the other side, searched for each set of this one */
+} sweep;
+
+static bool can_take(const sweep *W, uint32_t i)
+{
+    const cutter *C = W->C;
+    if (C->lowM && !has_option_in(&C->T->p->nodes[W->it[i].id], C->lowM)) return false;
+    return W->part[W->group[i]] + W->it[i].w <= W->need[W->group[i]];
+}
+
+static bool can_leave(const sweep *W, uint32_t i)
+{
+    const cutter *C = W->C;
+    if (W->group[i] == 0) return false;
+    if (C->highM && !has_option_in(&C->T->p->nodes[W->it[i].id], C->highM)) return false;
+    return W->part[W->group[i]] + W->rest[i] >= W->need[W->group[i]];
+}
+
+static void set_take(sweep *W, uint32_t i, bool on)
+{
+    int64_t s = on ? W->it[i].w : -W->it[i].w;
+    W->take[i] = on;
+    W->part[W->group[i]] += s;
+    W->endw[W->it[i].s1] += s;
+}
+
+/* Entering group g: the load must have stayed A since the group before,
+ * so no taken item ended before the section just before g's, and g must
+ * replace what ended there. */
+static bool enter(sweep *W, uint32_t g)
+{
+    uint32_t kp = W->it[W->gstart[g - 1]].s0, kg = W->it[W->gstart[g]].s0;
+    W->C->T->work += kg - kp;
+    for (uint32_t k = kp; k + 1 < kg; k++)
+        if (W->endw[k]) return false;
+    W->need[g] = W->endw[kg - 1];
+    W->part[g] = 0;
+    return true;
+}
+
+/* After the last group: nothing taken ends before the side's last section. */
+static bool tail_ok(sweep *W)
+{
+    for (uint32_t k = W->it[W->gstart[W->G - 1]].s0; k < W->k1; k++)
+        if (W->endw[k]) return false;
+    return true;
+}
+
+/* The key of the state entering group g: the taken items still live, and
+ * g. Built from group g - 1's: its own taken items join, the taken items
+ * that ended since leave (an item of both leaves at once). */
+static uint64_t entry_key(sweep *W, uint32_t g)
+{
+    uint64_t key = W->salt ^ (0x9E3779B97F4A7C15ull * (g + 1));
+    if (!g) return key;
+    uint64_t prev = W->gkey[g - 1] ^ W->salt ^ (0x9E3779B97F4A7C15ull * g);
+    for (uint32_t i = W->gstart[g - 1]; i < W->gend[g - 1]; i++)
+        if (W->take[i]) prev ^= W->z[i];
+    uint32_t kp = W->it[W->gstart[g - 1]].s0, kg = W->it[W->gstart[g]].s0;
+    for (uint32_t y = W->eoff[kp]; y < W->eoff[kg]; y++)
+        if (W->take[W->elist[y]]) prev ^= W->z[W->elist[y]];
+    W->C->T->work += W->gend[g - 1] - W->gstart[g - 1] + W->eoff[kg] - W->eoff[kp];
+    return key ^ prev;
+}
+
+static bool is_dead(const sweep *W, uint64_t key)
+{
+    key |= 1;
+    for (uint32_t i = (uint32_t)(key >> 40) & (W->capdead - 1);; i = (i + 1) & (W->capdead - 1)) {
+        if (W->dead[i] == key) return true;
+        if (!W->dead[i]) return false;
+    }
+}
+
+static void mark_dead(sweep *W, uint64_t key)
+{
+    key |= 1;
+    if (W->ndead >= W->capdead / 2) return;
+    uint32_t i = (uint32_t)(key >> 40) & (W->capdead - 1);
+    while (W->dead[i] && W->dead[i] != key) i = (i + 1) & (W->capdead - 1);
+    if (!W->dead[i]) W->dead[i] = key, W->ndead++;
+}
+
+/* The set found (both sides): packs it and the rest apart. */
+static int split(cutter *C)
+{
+    strips *T = C->T;
+    sba_arena ar;
+    sba_arena_init(&ar, T->a);
+    st_item *lo = sba_arena_array(&ar, C->m, sizeof *lo), *hi = sba_arena_array(&ar, C->m, sizeof *hi);
+    int r = SB_PACK_NOMEM;
+    /* a wrong set can cost its sides' whole searches: each split has a
+     * share of its own, and running out of it only fails the split */
+    uint64_t budget = T->budget, most = T->work + (uint64_t)SPLIT_WORK * C->m;
+    if (most < budget) T->budget = most;
+    if (lo && hi) {
+        uint32_t nl = 0, nh = 0;
+        for (uint32_t i = 0; i < C->m; i++) {
+            if (C->in[i]) lo[nl++] = C->it[i];
+            else hi[nh++] = C->it[i];
+        }
+        if (C->lowM) { /* band cut: both halves at the same bytes */
+            r = solve(T, lo, nl, C->cap, C->base, C->lowM);
+            if (r == SB_PACK_PACKED) r = solve(T, hi, nh, C->cap, C->base, C->highM);
+        } else {
+            int64_t a = C->A / popcount(C->M);
+            r = solve(T, lo, nl, a, C->base, C->M);
+            if (r == SB_PACK_PACKED) r = solve(T, hi, nh, C->cap - a, C->base + a, C->M);
+        }
+    }
+    if (r == SB_PACK_BUDGET && T->work < budget) r = SB_PACK_NONE;
+    T->budget = budget;
+    if (ar.failed) r = SB_PACK_NOMEM;
+    sba_arena_free(&ar);
+    return r;
+}
+
+static int search(sweep *W);
+
+/* A complete side: on to the other side, or, both found, the split. */
+static int found(sweep *W)
+{
+    cutter *C = W->C;
+    if (W->then) {
+        sweep *V = W->then;
+        memset(V->take, 0, V->m);
+        memset(V->endw, 0, (V->k1 + 1) * sizeof *V->endw);
+        memset(V->dead, 0, V->capdead * sizeof *V->dead);
+        V->ndead = 0;
+        return search(V);
+    }
+    return split(C);
+}
+
+/* Depth-first over a side's items: each taken or left, taken first. Every
+ * complete set (with one of the other side) is split; the first that packs
+ * ends it. */
+static int search(sweep *W)
+{
+    cutter *C = W->C;
+    strips *T = C->T;
+    uint32_t i = 0;
+    bool back = false;
+    W->need[0] = C->A;
+    W->part[0] = 0;
+    for (;;) {
+        if (++T->work > T->budget) return SB_PACK_BUDGET;
+        if (++C->steps > C->limit) return SB_PACK_NONE;
+        T->visited++;
+        if (!back) {
+            if (i == W->m) {
+                if (tail_ok(W)) {
+                    int r = found(W);
+                    if (r != SB_PACK_NONE) return r;
+                    if (++C->tries >= SEED_TRIES) return SB_PACK_NONE;
+                }
+                goto retreat;
+            }
+            uint32_t g = W->group[i];
+            if (i == W->gstart[g]) {
+                if (g > 0 && !enter(W, g)) goto retreat;
+                if (is_dead(W, W->gkey[g] = entry_key(W, g))) goto retreat;
+            }
+            W->dec[i] = 0;
+        }
+        {
+            /* the next untried decision at i; a group must end on its need */
+            uint32_t g = W->group[i];
+            bool last = i + 1 == W->gend[g];
+            if (W->dec[i] == 0) {
+                W->dec[i] = 1;
+                if (can_take(W, i)) {
+                    set_take(W, i, true);
+                    C->in[W->orig[i]] = 1;
+                    if (!last || W->part[g] == W->need[g]) {
+                        i++, back = false;
+                        continue;
+                    }
+                    set_take(W, i, false);
+                    C->in[W->orig[i]] = 0;
+                }
+            }
+            if (W->dec[i] == 1) {
+                W->dec[i] = 2;
+                if (can_leave(W, i) && (!last || W->part[g] == W->need[g])) {
+                    i++, back = false;
+                    continue;
+                }
+            }
+            /* both tried: from a group's first item, its entry state failed */
+            if (i == W->gstart[g]) mark_dead(W, W->gkey[g]);
+        }
+    retreat:
+        if (i == 0) return SB_PACK_NONE;
+        i--;
+        if (W->take[i]) set_take(W, i, false), C->in[W->orig[i]] = 0;
+        back = true;
+    }
+}
+
+/* Builds the sweep over the part's items that `side` selects (1: those
+ * starting after section k; -1: those ending at k or before, mirrored). */
+static bool build(sweep *W, cutter *C, sba_arena *ar, uint32_t k, int side, uint32_t k0, uint32_t k1)
+{
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < C->m; i++) m += side > 0 ? C->it[i].s0 > k : C->it[i].s1 <= k;
+    *W = (sweep){.C = C, .m = m, .k1 = side > 0 ? k1 - (k + 1) : k - k0};
+    uint32_t span = W->k1 + 1;
+    W->it = sba_arena_array(ar, m + 1, sizeof *W->it);
+    W->orig = sba_arena_array(ar, m + 1, sizeof *W->orig);
+    W->group = sba_arena_array(ar, m + 1, sizeof *W->group);
+    W->gstart = sba_arena_array(ar, m + 1, sizeof *W->gstart);
+    W->gend = sba_arena_array(ar, m + 1, sizeof *W->gend);
+    W->rest = sba_arena_array(ar, m + 1, sizeof *W->rest);
+    W->endw = sba_arena_array(ar, span + 1, sizeof *W->endw);
+    W->need = sba_arena_array(ar, m + 1, sizeof *W->need);
+    W->part = sba_arena_array(ar, m + 1, sizeof *W->part);
+    W->take = sba_arena_array(ar, m + 1, sizeof *W->take);
+    W->dec = sba_arena_array(ar, m + 1, sizeof *W->dec);
+    W->eoff = sba_arena_array(ar, span + 2, sizeof *W->eoff);
+    W->elist = sba_arena_array(ar, m + 1, sizeof *W->elist);
+    W->z = sba_arena_array(ar, m + 1, sizeof *W->z);
+    W->gkey = sba_arena_array(ar, m + 1, sizeof *W->gkey);
+    for (W->capdead = 1024; W->capdead < DEAD_SLOTS && W->capdead < 64 * m;) W->capdead *= 2;
+    W->dead = sba_arena_array(ar, W->capdead, sizeof *W->dead);
+    uint32_t *fill = sba_arena_array(ar, span + 1, sizeof *fill);
+    if (ar->failed) return false;
+    /* items of the side, in the side's own time: sections from the seed */
+    uint32_t *idx = W->orig;
+    for (uint32_t i = 0, n = 0; i < C->m; i++) {
+        st_item x = C->it[i];
+        if (side > 0 && x.s0 > k) x.s0 -= k + 1, x.s1 -= k + 1;
+        else if (side < 0 && x.s1 <= k) {
+            uint32_t s0 = k - x.s1;
+            x.s1 = k - x.s0, x.s0 = s0;
+        } else continue;
+        W->it[n] = x, idx[n++] = i;
+    }
+    /* sort by start, largest first: an index sort keeps orig with it */
+    for (uint32_t i = 1; i < m; i++) /* insertion sort on mostly sorted input */
+        for (uint32_t j = i; j > 0 && cmp_item(&W->it[j - 1], &W->it[j]) > 0; j--) {
+            st_item t = W->it[j];
+            W->it[j] = W->it[j - 1], W->it[j - 1] = t;
+            uint32_t u = idx[j];
+            idx[j] = idx[j - 1], idx[j - 1] = u;
+        }
+    for (uint32_t i = 0; i < m; i++) {
+        if (!i || W->it[i].s0 != W->it[i - 1].s0) W->gstart[W->G++] = i;
+        W->group[i] = W->G - 1;
+        W->gend[W->G - 1] = i + 1;
+    }
+    for (uint32_t i = m; i-- > 0;) W->rest[i] = i + 1 < W->gend[W->group[i]] ? W->rest[i + 1] + W->it[i + 1].w : 0;
+    sba_rng zr = {C->T->p->seed ^ ((uint64_t)k << 32) ^ (uint64_t)side};
+    W->salt = sba_rng_next(&zr);
+    for (uint32_t i = 0; i < m; i++) W->eoff[W->it[i].s1 + 1]++, W->z[i] = sba_rng_next(&zr);
+    for (uint32_t x = 0; x < span; x++) W->eoff[x + 1] += W->eoff[x];
+    memcpy(fill, W->eoff, span * sizeof *fill);
+    for (uint32_t i = 0; i < m; i++) W->elist[fill[W->it[i].s1]++] = i;
+    return true;
+}
+
+/* Looks for a strip (lowM 0) or a band cut of one part and packs by it. */
+static int cut(strips *T, st_item *it, uint32_t m, int64_t cap, int64_t base, uint8_t M, uint8_t lowM,
+               uint8_t highM)
+{
+    sba_arena ar;
+    sba_arena_init(&ar, T->a);
+    cutter C = {.T = T, .it = it, .m = m, .cap = cap, .base = base, .M = M, .lowM = lowM, .highM = highM};
+    uint32_t k0 = it[0].s0, k1 = it[0].s1;
+    for (uint32_t i = 0; i < m; i++)
+        if (it[i].s1 > k1) k1 = it[i].s1;
+    uint32_t span = k1 - k0 + 1, *seed = sba_arena_array(&ar, span, sizeof *seed), ns = 0;
+    int64_t *wend = sba_arena_array(&ar, span, sizeof *wend);
+    C.in = sba_arena_array(&ar, m, sizeof *C.in);
+    int r = SB_PACK_NOMEM;
+    if (ar.failed) goto out;
+    /* Seeds: where the items that end in section k weigh A, a cut in time
+     * inside a strip (or a half) of A may run between k and k + 1, with
+     * every item that crosses it outside: the items that end at k and start
+     * at k + 1 are in, the crossing ones out. Smallest strips first. */
+    int64_t room = cap * popcount(M), unit = T->p->align * popcount(M), band = lowM ? cap * popcount(lowM) : 0;
+    for (uint32_t i = 0; i < m; i++) wend[it[i].s1 - k0] += it[i].w;
+    for (uint32_t k = k0; k < k1; k++) {
+        int64_t A = wend[k - k0];
+        if (lowM ? A == band : A > 0 && A < room && A % unit == 0) seed[ns++] = k;
+    }
+    for (uint32_t x = 1; x < ns; x++) /* insertion sort by A, then k */
+        for (uint32_t y = x; y > 0 && wend[seed[y - 1] - k0] < wend[seed[y] - k0]; y--) {
+            uint32_t t = seed[y];
+            seed[y] = seed[y - 1], seed[y - 1] = t;
+        }
+    r = SB_PACK_NONE;
+    for (uint32_t x = 0; x < ns && r == SB_PACK_NONE; x++) {
+        uint32_t k = seed[x];
+        sba_arena sar;
+        sba_arena_init(&sar, T->a);
+        sweep after, before;
+        C.A = wend[k - k0];
+        memset(C.in, 0, m);
+        T->work += 2 * (uint64_t)(m + span);
+        C.steps = 0, C.tries = 0, C.limit = (uint64_t)SEED_WORK * m;
+        if (build(&after, &C, &sar, k, 1, k0, k1) && build(&before, &C, &sar, k, -1, k0, k1)) {
+            after.then = &before;
+            r = search(&after);
+        }
+        if (sar.failed) r = SB_PACK_NOMEM;
+        sba_arena_free(&sar);
+    }
+out:
+    if (ar.failed) r = SB_PACK_NOMEM;
+    sba_arena_free(&ar);
+    return r;
+}
+
+/* ---- parts ------------------------------------------------------------------- */
+
+/* Whether the items fill their bands to cap in every section they cover. */
+static bool no_slack(strips *T, const st_item *it, uint32_t m, int64_t cap, uint8_t M)
+{
+    uint32_t k0 = it[0].s0, k1 = it[0].s1;
+    for (uint32_t i = 0; i < m; i++)
+        if (it[i].s1 > k1) k1 = it[i].s1;
+    int64_t *d = sba_malloc(T->a, (size_t)(k1 - k0 + 2) * sizeof *d);
+    if (!d) return T->nomem = true, false;
+    memset(d, 0, (size_t)(k1 - k0 + 2) * sizeof *d);
+    for (uint32_t i = 0; i < m; i++) d[it[i].s0 - k0] += it[i].w, d[it[i].s1 + 1 - k0] -= it[i].w;
+    bool ok = true;
+    int64_t load = 0, room = cap * popcount(M);
+    for (uint32_t k = k0; k <= k1 && ok; k++) ok = (load += d[k - k0]) == room;
+    T->work += m + (k1 - k0 + 1);
+    sba_free(T->a, d);
+    return ok;
+}
+
+/* Packs one part (no item crosses out of it) at [base, base + cap), bands M. */
+static int solve_part(strips *T, st_item *it, uint32_t m, int64_t cap, int64_t base, uint8_t M)
+{
+    int r = SB_PACK_NONE;
+    /* A node live over the whole part in every quarter of its bands can go
+     * at the bottom: in any packing every other node is wholly below or
+     * above it, and the ones below can move up by its size. */
+    uint32_t k0 = it[0].s0, k1 = it[0].s1, nfull = 0;
+    for (uint32_t i = 0; i < m; i++)
+        if (it[i].s1 > k1) k1 = it[i].s1;
+    for (uint32_t i = 0; i < m; i++) {
+        const sb_pack_node *nd = &T->p->nodes[it[i].id];
+        bool whole = false;
+        for (uint32_t o = 0; o < nd->nopt && !whole; o++) whole = nd->qmask[o] == M;
+        if (m > 1 && it[i].s0 == k0 && it[i].s1 == k1 && whole) {
+            st_item t = it[nfull];
+            it[nfull++] = it[i], it[i] = t;
+        }
+    }
+    if (nfull && nfull < m) {
+        int64_t at = base;
+        for (uint32_t j = 0; j < nfull; j++) {
+            const sb_pack_node *nd = &T->p->nodes[it[j].id];
+            uint32_t o = 0;
+            while (nd->qmask[o] != M) o++;
+            T->p->off[it[j].id] = at, T->p->opt[it[j].id] = o;
+            at += nd->size;
+        }
+        return solve(T, it + nfull, m - nfull, cap - (at - base), at, M);
+    }
+    if (m > LEAF_NODES && no_slack(T, it, m, cap, M)) {
+        /* band cuts first: they halve the quarters; then strips */
+        if (popcount(M) > 1) {
+            uint8_t lowM = 0, highM;
+            for (uint32_t q = 0, seen = 0; q < 4; q++)
+                if (M >> q & 1 && seen++ < (uint32_t)popcount(M) / 2) lowM |= (uint8_t)(1u << q);
+            highM = (uint8_t)(M & ~lowM);
+            r = cut(T, it, m, cap, base, M, lowM, highM);
+        }
+        if (r == SB_PACK_NONE) r = cut(T, it, m, cap, base, M, 0, 0);
+        if (r != SB_PACK_NONE) return r;
+    }
+    if (T->nomem) return SB_PACK_NOMEM;
+    if (m > LEAF_NODES * 8) return SB_PACK_NONE; /* too large for a leaf; the caller's run takes it */
+    r = leaf(T, it, m, cap, M);
+    if (r == SB_PACK_PACKED)
+        for (uint32_t j = 0; j < m; j++) T->p->off[it[j].id] += base;
+    return r;
+}
+
+/* Packs the items at [base, base + cap), bands M: part by part in time. */
+static int solve(strips *T, st_item *it, uint32_t m, int64_t cap, int64_t base, uint8_t M)
+{
+    if (T->work > T->budget) return SB_PACK_BUDGET;
+    if (!m) return SB_PACK_PACKED;
+    for (uint32_t i = 0; i < m; i++) {
+        const sb_pack_node *nd = &T->p->nodes[it[i].id];
+        if (nd->size > cap || !has_option_in(nd, M)) return SB_PACK_NONE;
+    }
+    qsort(it, m, sizeof *it, cmp_item);
+    T->work += m;
+    for (uint32_t a = 0; a < m;) {
+        uint32_t b = a + 1, end = it[a].s1;
+        while (b < m && it[b].s0 <= end) {
+            if (it[b].s1 > end) end = it[b].s1;
+            b++;
+        }
+        int r = solve_part(T, it + a, b - a, cap, base, M);
+        if (r != SB_PACK_PACKED) return r;
+        a = b;
+    }
+    return SB_PACK_PACKED;
+}
+
+int sb_strips_pack(const sb_pack_problem *p, const sba_allocator *a, uint64_t budget, uint64_t *work,
+                   uint64_t *visited)
+{
+    strips T = {.p = p, .a = a, .budget = budget};
+    *work = *visited = 0;
+    if (p->nfixed || !p->n || (p->Q != 1 && p->Q != 4)) return SB_PACK_NONE;
+    st_item *it = sba_malloc(a, (size_t)p->n * sizeof *it);
+    if (!it) return SB_PACK_NOMEM;
+    bool even = true;
+    for (uint32_t i = 0; i < p->n && even; i++) {
+        const sb_pack_node *nd = &p->nodes[i];
+        /* the load is bytes × quarters: every option must take as many */
+        for (uint32_t o = 1; o < nd->nopt; o++) even &= popcount(nd->qmask[o]) == popcount(nd->qmask[0]);
+        it[i] = (st_item){.s0 = nd->s0, .s1 = nd->s1, .id = i, .w = nd->size * popcount(nd->qmask[0])};
+    }
+    int64_t cap = p->cap / p->align * p->align;
+    uint8_t M = (uint8_t)((1u << p->Q) - 1);
+    int r = SB_PACK_NONE;
+    /* only a part without slack and too large for one search is cut */
+    if (even && p->n > LEAF_NODES) {
+        qsort(it, p->n, sizeof *it, cmp_item);
+        if (no_slack(&T, it, p->n, cap, M)) r = solve(&T, it, p->n, cap, 0, M);
+    }
+    sba_free(a, it);
+    if (T.nomem) r = SB_PACK_NOMEM;
+    *work = T.work, *visited = T.visited;
+    return r;
+}
