@@ -59,6 +59,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/keyset.h"
 #include "base/rng.h"
 #include "sbuf/sbuf.h"
 
@@ -114,8 +115,7 @@ typedef struct sky {
     uint64_t *bits;        /* the subset sums of column_fills */
     uint64_t *fkey[4], *nkey, *zkey; /* part keys: per quarter, per section floors; nodes; per node */
     bool sym;              /* the problem is the same under the band symmetries */
-    uint64_t *dead;        /* hash set of the keys of states that cannot pack */
-    uint32_t ndead, capdead;
+    sba_keyset dead;       /* the keys of states that cannot pack, kept across restarts */
     uint32_t *twin;        /* per node: the previous node of the same span, size and options */
 } sky;
 
@@ -573,27 +573,6 @@ static int give_up(sky *S, uint32_t k, uint32_t q, int64_t h)
     return e + 1 < S->K && !edge_ok(S, e + 1, q) ? 0 : 1;
 }
 
-/* The states proven not to pack (a nogood cache, kept across restarts):
- * open addressing on the key; full at half its slots, then it only reads.
- * Key 0 marks an empty slot. */
-static bool is_dead(const sky *S, uint64_t key)
-{
-    key |= 1;
-    for (uint32_t i = (uint32_t)(key >> 40) & (S->capdead - 1);; i = (i + 1) & (S->capdead - 1)) {
-        if (S->dead[i] == key) return true;
-        if (!S->dead[i]) return false;
-    }
-}
-
-static void mark_dead(sky *S, uint64_t key)
-{
-    key |= 1;
-    if (S->ndead >= S->capdead / 2) return;
-    uint32_t i = (uint32_t)(key >> 40) & (S->capdead - 1);
-    while (S->dead[i] && S->dead[i] != key) i = (i + 1) & (S->capdead - 1);
-    if (!S->dead[i]) S->dead[i] = key, S->ndead++;
-}
-
 /* Results of the search below: PACKED, NONE, and these two. */
 enum { SK_RESTART = 2, SK_BUDGET = 3 };
 
@@ -612,7 +591,7 @@ static int solve_parts(sky *S, uint32_t a, uint32_t b)
         if (x > b) break;
         uint32_t y = x;
         while (y < b && S->cross[y]) y++;
-        if (is_dead(S, part_key(S, x, y))) return SB_PACK_NONE;
+        if (sba_keyset_has(&S->dead, part_key(S, x, y))) return SB_PACK_NONE;
         x = y + 1;
     }
     for (uint32_t x = a; x <= b;) {
@@ -638,7 +617,7 @@ static int solve(sky *S, uint32_t a, uint32_t b)
     if (S->fails > S->fail_limit) return SK_RESTART;
     /* a part in a state seen failing fails */
     uint64_t key = part_key(S, a, b);
-    if (is_dead(S, key)) return SB_PACK_NONE;
+    if (sba_keyset_has(&S->dead, key)) return SB_PACK_NONE;
     int64_t h = range_min(S, 1, 0, S->leaves, a * S->Q, b * S->Q + S->Q - 1);
     S->work += 64;
     if (h == NONE) {
@@ -703,7 +682,7 @@ static int solve(sky *S, uint32_t a, uint32_t b)
     }
     undo_to(S, mark);
     S->fails++;
-    mark_dead(S, key);
+    sba_keyset_add(&S->dead, key);
     return SB_PACK_NONE;
 }
 
@@ -749,11 +728,11 @@ static bool setup(sky *S)
     for (uint32_t q = 0; q < Q; q++)
         if (!(S->fkey[q] = sba_arena_array(ar, (size_t)K + 1, sizeof *S->fkey[q]))) return false;
     S->nkey = sba_arena_array(ar, (size_t)K + 1, sizeof *S->nkey);
-    for (S->capdead = 4096; S->capdead < DEAD_SLOTS && S->capdead < 1024 * n;) S->capdead *= 2;
-    S->dead = sba_arena_array(ar, S->capdead, sizeof *S->dead);
+    for (S->dead.cap = 4096; S->dead.cap < DEAD_SLOTS && S->dead.cap < 1024 * n;) S->dead.cap *= 2;
+    S->dead.slot = sba_arena_array(ar, S->dead.cap, sizeof *S->dead.slot);
     S->twin = sba_arena_array(ar, (size_t)n + 1, sizeof *S->twin);
     if (!S->floor || !S->tree || !S->ucount || !S->cross || !S->slack || !S->soff || !S->eoff || !S->elist || !S->coff || !S->foff || !S->slist ||
-        !S->must || !S->halves || !S->dmust || !S->dhalf || !S->placed || !S->runend || !S->runstart || !S->bits || !S->zkey || !S->nkey || !S->dead || !S->twin)
+        !S->must || !S->halves || !S->dmust || !S->dhalf || !S->placed || !S->runend || !S->runstart || !S->bits || !S->zkey || !S->nkey || !S->dead.slot || !S->twin)
         return false;
     uint64_t ncover = 0;
     for (uint32_t i = 0; i < n; i++) {

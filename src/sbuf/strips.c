@@ -51,6 +51,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/keyset.h"
 #include "base/rng.h"
 #include "sbuf/sbuf.h"
 
@@ -172,8 +173,8 @@ typedef struct sweep {
     uint8_t *take, *dec;             /* per item: taken; decisions tried */
     uint32_t *eoff, *elist;          /* items by last section */
     uint64_t *z, *gkey;              /* per item: its key; per group: the key of its entry state */
-    uint64_t *dead, salt;            /* entry states that failed (open addressing; 0 empty) */
-    uint32_t capdead, ndead;
+    sba_keyset dead;                 /* entry states that failed */
+    uint64_t salt;
     struct sweep *then;              /* the other side, searched for each set of this one */
 } sweep;
 
@@ -239,24 +240,6 @@ static uint64_t entry_key(sweep *W, uint32_t g)
     return key ^ prev;
 }
 
-static bool is_dead(const sweep *W, uint64_t key)
-{
-    key |= 1;
-    for (uint32_t i = (uint32_t)(key >> 40) & (W->capdead - 1);; i = (i + 1) & (W->capdead - 1)) {
-        if (W->dead[i] == key) return true;
-        if (!W->dead[i]) return false;
-    }
-}
-
-static void mark_dead(sweep *W, uint64_t key)
-{
-    key |= 1;
-    if (W->ndead >= W->capdead / 2) return;
-    uint32_t i = (uint32_t)(key >> 40) & (W->capdead - 1);
-    while (W->dead[i] && W->dead[i] != key) i = (i + 1) & (W->capdead - 1);
-    if (!W->dead[i]) W->dead[i] = key, W->ndead++;
-}
-
 /* The set found (both sides): packs it and the rest apart. */
 static int split(cutter *C)
 {
@@ -301,8 +284,8 @@ static int found(sweep *W)
         sweep *V = W->then;
         memset(V->take, 0, V->m);
         memset(V->endw, 0, (V->k1 + 1) * sizeof *V->endw);
-        memset(V->dead, 0, V->capdead * sizeof *V->dead);
-        V->ndead = 0;
+        memset(V->dead.slot, 0, V->dead.cap * sizeof *V->dead.slot);
+        V->dead.n = 0;
         return search(V);
     }
     return split(C);
@@ -335,7 +318,7 @@ static int search(sweep *W)
             uint32_t g = W->group[i];
             if (i == W->gstart[g]) {
                 if (g > 0 && !enter(W, g)) goto retreat;
-                if (is_dead(W, W->gkey[g] = entry_key(W, g))) goto retreat;
+                if (sba_keyset_has(&W->dead, W->gkey[g] = entry_key(W, g))) goto retreat;
             }
             W->dec[i] = 0;
         }
@@ -364,7 +347,7 @@ static int search(sweep *W)
                 }
             }
             /* both tried: from a group's first item, its entry state failed */
-            if (i == W->gstart[g]) mark_dead(W, W->gkey[g]);
+            if (i == W->gstart[g]) sba_keyset_add(&W->dead, W->gkey[g]);
         }
     retreat:
         if (i == 0) return SB_PACK_NONE;
@@ -397,8 +380,8 @@ static bool build(sweep *W, cutter *C, sba_arena *ar, uint32_t k, int side, uint
     W->elist = sba_arena_array(ar, m + 1, sizeof *W->elist);
     W->z = sba_arena_array(ar, m + 1, sizeof *W->z);
     W->gkey = sba_arena_array(ar, m + 1, sizeof *W->gkey);
-    for (W->capdead = 1024; W->capdead < DEAD_SLOTS && W->capdead < 64 * m;) W->capdead *= 2;
-    W->dead = sba_arena_array(ar, W->capdead, sizeof *W->dead);
+    for (W->dead.cap = 1024; W->dead.cap < DEAD_SLOTS && W->dead.cap < 64 * m;) W->dead.cap *= 2;
+    W->dead.slot = sba_arena_array(ar, W->dead.cap, sizeof *W->dead.slot);
     uint32_t *fill = sba_arena_array(ar, span + 1, sizeof *fill);
     if (ar->failed) return false;
     /* items of the side, in the side's own time: sections from the seed */
