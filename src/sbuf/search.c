@@ -1043,7 +1043,7 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
         int64_t left_over = -1;
         pp.slack = &left_over;
         /* a part without slack is cut first; what is left goes whole */
-        int sr = sb_strips_pack(&pp, ar->a, budget / 2, &work, &visited);
+        int sr = sb_strips_pack(&pp, ar->a, budget / 4, &work, &visited);
         if (sr == SB_PACK_PACKED) left_over = 0;
         if (sr != SB_PACK_PACKED && sr != SB_PACK_NOMEM) {
             uint64_t w2 = 0, v2 = 0;
