@@ -249,6 +249,8 @@ Test(strips, packs_large_1d_tilings_by_cutting_them)
 
 Test(strips, packs_a_planted_1d_function_of_2000_tensors) { planted_packs(1, "full", 2000); }
 
+Test(strips, packs_a_planted_2d_function_of_1000_tensors) { planted_packs(3, "q:1,h:1,f:1", 1000); }
+
 Test(strips, leaves_a_problem_with_slack_to_the_whole_search)
 {
     static tiling t;

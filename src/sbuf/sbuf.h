@@ -250,9 +250,9 @@ enum { SB_PACK_PACKED = 1, SB_PACK_NONE = 0, SB_PACK_BUDGET = 3, SB_PACK_NOMEM =
 int sb_skyline_pack(const sb_pack_problem *p, sba_arena *ar, uint64_t budget, uint64_t *work, uint64_t *visited);
 
 /* ---- strips.c: the exact packer's guillotine decomposition ------------- */
-/* Where a 1-D problem has no slack, cuts it in time and in address and
- * packs the pieces with sb_skyline_pack (scratch from the hook a). Same
- * results as sb_skyline_pack; NONE at once where it does not apply. */
+/* Where the problem has no slack, cuts it in time, across bands and in
+ * address, and packs the pieces with sb_skyline_pack (scratch from the hook
+ * a). Same results as sb_skyline_pack; NONE at once where it does not apply. */
 int sb_strips_pack(const sb_pack_problem *p, const sba_allocator *a, uint64_t budget, uint64_t *work,
                    uint64_t *visited);
 

@@ -572,10 +572,7 @@ int sb_strips_pack(const sb_pack_problem *p, const sba_allocator *a, uint64_t bu
 {
     strips T = {.p = p, .a = a, .budget = budget};
     *work = *visited = 0;
-    /* 1-D only for now: on planted 2-D functions of 160 and 300 tensors the
-     * cuts across bands cost more than the work they count, and the whole
-     * search packs fewer after them than without */
-    if (p->nfixed || !p->n || p->Q != 1) return SB_PACK_NONE;
+    if (p->nfixed || !p->n || (p->Q != 1 && p->Q != 4)) return SB_PACK_NONE;
     st_item *it = sba_malloc(a, (size_t)p->n * sizeof *it);
     if (!it) return SB_PACK_NOMEM;
     bool even = true;
