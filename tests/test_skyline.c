@@ -249,7 +249,13 @@ Test(strips, packs_large_1d_tilings_by_cutting_them)
 
 Test(strips, packs_a_planted_1d_function_of_2000_tensors) { planted_packs(1, "full", 2000); }
 
-Test(strips, packs_a_planted_2d_function_of_1000_tensors) { planted_packs(3, "q:1,h:1,f:1", 1000); }
+Test(strips, packs_planted_2d_functions_of_1000_tensors)
+{
+    /* seed 1 has pieces of one section, 21 nodes of two heights in every
+     * quarter to the byte: a leaf's share must let the skyline pack them */
+    planted_packs(1, "q:1,h:1,f:1", 1000);
+    planted_packs(3, "q:1,h:1,f:1", 1000);
+}
 
 Test(strips, leaves_a_problem_with_slack_to_the_whole_search)
 {

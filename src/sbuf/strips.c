@@ -22,10 +22,12 @@
  * held by a fixed rectangle).
  *
  * Finding a strip. A strip that is not one node has a cut in time inside
- * it, where every node crossing belongs to the rest: between sections k and
- * k + 1, the nodes that end at k weigh A and are in L, and so are the ones
- * that start at k + 1. Each such k is a seed (largest A first). From a seed
- * a sweep runs forward over the nodes that start after it and, mirrored,
+ * it, between sections k and k + 1, that no node of the strip crosses: its
+ * nodes there end at k or start at k + 1, the same load A on both sides.
+ * Other strips may be cut at the same k, so every k where nodes end is a
+ * seed (the heaviest first), the crossing nodes are out, and which of the
+ * ending and starting ones are in is a choice, all first. From a seed a
+ * sweep runs forward over the nodes that start after it and, mirrored,
  * back over the nodes that end at or before it: in each section, the nodes
  * of L that ended in the section before must be replaced, to the byte, by
  * nodes of L that start here, and none may end where none starts. A
@@ -33,8 +35,8 @@
  * pruned by the sums of its section; a state entering a section (its live
  * nodes of L, hashed) that failed once is not searched again. Each set
  * found on one side is completed on the other, then split and packed. A
- * band cut is the same search with A half the room, seeds where the nodes
- * that end weigh exactly that, and "taken" meaning the lower half.
+ * band cut is the same search with A the half's room, seeds where the
+ * nodes that end weigh at least that, and "taken" meaning the lower half.
  *
  * Bounds. A seed's sweep has SEED_WORK steps per node and splits at most
  * SEED_TRIES sets; a split, whose sides may be wrong, SPLIT_WORK per node;
@@ -60,7 +62,7 @@ enum {
     SEED_WORK = 64,      /* a seed's sweep: steps per node of the part */
     SEED_TRIES = 4,      /* sets of the right load split per seed */
     SPLIT_WORK = 20000,  /* a split's sides: work per node of the part */
-    LEAF_WORK = 20000,   /* a leaf: work per node */
+    LEAF_WORK = 200000,  /* a leaf: work per node */
     DEAD_SLOTS = 1 << 20,
 };
 
@@ -176,6 +178,7 @@ typedef struct sweep {
     sba_keyset dead;                 /* entry states that failed */
     uint64_t salt;
     struct sweep *then;              /* the other side, searched for each set of this one */
+    bool free0;                      /* group 0 sets A (a strip's first side), any load */
 } sweep;
 
 static bool can_take(const sweep *W, uint32_t i)
@@ -188,7 +191,7 @@ static bool can_take(const sweep *W, uint32_t i)
 static bool can_leave(const sweep *W, uint32_t i)
 {
     const cutter *C = W->C;
-    if (W->group[i] == 0) return false;
+    if (W->free0 && W->group[i] == 0) return !C->highM || has_option_in(&C->T->p->nodes[W->it[i].id], C->highM);
     if (C->highM && !has_option_in(&C->T->p->nodes[W->it[i].id], C->highM)) return false;
     return W->part[W->group[i]] + W->rest[i] >= W->need[W->group[i]];
 }
@@ -276,6 +279,18 @@ static int split(cutter *C)
 
 static int search(sweep *W);
 
+/* Whether group g, all decided, has its load: what ended before it, or, in
+ * a strip's first group, any aligned load short of the room (it is A). */
+static bool group_done(sweep *W, uint32_t g)
+{
+    cutter *C = W->C;
+    if (!(W->free0 && g == 0)) return W->part[g] == W->need[g];
+    int64_t unit = C->T->p->align * popcount(C->M);
+    if (W->part[0] <= 0 || W->part[0] >= W->need[0] || W->part[0] % unit) return false;
+    C->A = W->part[0];
+    return true;
+}
+
 /* A complete side: on to the other side, or, both found, the split. */
 static int found(sweep *W)
 {
@@ -302,7 +317,7 @@ static int search(sweep *W)
     strips *T = C->T;
     uint32_t i = 0;
     bool back = false;
-    W->need[0] = C->A;
+    W->need[0] = W->free0 ? C->cap * popcount(C->M) : C->A;
     W->part[0] = 0;
     for (;;) {
         if (++T->work > T->budget) return SB_PACK_BUDGET;
@@ -333,7 +348,7 @@ static int search(sweep *W)
                 if (can_take(W, i)) {
                     set_take(W, i, true);
                     C->in[W->orig[i]] = 1;
-                    if (!last || W->part[g] == W->need[g]) {
+                    if (!last || group_done(W, g)) {
                         i++, back = false;
                         continue;
                     }
@@ -343,7 +358,7 @@ static int search(sweep *W)
             }
             if (W->dec[i] == 1) {
                 W->dec[i] = 2;
-                if (can_leave(W, i) && (!last || W->part[g] == W->need[g])) {
+                if (can_leave(W, i) && (!last || group_done(W, g))) {
                     i++, back = false;
                     continue;
                 }
@@ -435,17 +450,20 @@ static int cut(strips *T, st_item *it, uint32_t m, int64_t cap, int64_t base, ui
     C.in = sba_arena_array(&ar, m, sizeof *C.in);
     int r = SB_PACK_NOMEM;
     if (ar.failed) goto out;
-    /* Seeds: where the items that end in section k weigh A, a cut in time
-     * inside a strip (or a half) of A may run between k and k + 1, with
-     * every item that crosses it outside: the items that end at k and start
-     * at k + 1 are in, the crossing ones out. Smallest strips first. */
-    int64_t room = cap * popcount(M), unit = T->p->align * popcount(M), band = lowM ? cap * popcount(lowM) : 0;
+    /* Seeds: a strip (or a half) with a cut in time between sections k and
+     * k + 1 has none of the items crossing it, and of the items that end
+     * at k and start at k + 1 some of each, of equal load A (of a half: the
+     * half's room). Several strips may be cut there, so the items that end
+     * at k weigh at least A: seeds are where they weigh anything (a half:
+     * at least its room), the heaviest first; the first group on each side
+     * is a choice, taken first, so the set of all comes first. */
+    int64_t band = lowM ? cap * popcount(lowM) : 0;
     for (uint32_t i = 0; i < m; i++) wend[it[i].s1 - k0] += it[i].w;
     for (uint32_t k = k0; k < k1; k++) {
         int64_t A = wend[k - k0];
-        if (lowM ? A == band : A > 0 && A < room && A % unit == 0) seed[ns++] = k;
+        if (lowM ? A >= band : A > 0) seed[ns++] = k;
     }
-    for (uint32_t x = 1; x < ns; x++) /* insertion sort by A, then k */
+    for (uint32_t x = 1; x < ns; x++) /* insertion sort by load, then k */
         for (uint32_t y = x; y > 0 && wend[seed[y - 1] - k0] < wend[seed[y] - k0]; y--) {
             uint32_t t = seed[y];
             seed[y] = seed[y - 1], seed[y - 1] = t;
@@ -456,12 +474,13 @@ static int cut(strips *T, st_item *it, uint32_t m, int64_t cap, int64_t base, ui
         sba_arena sar;
         sba_arena_init(&sar, T->a);
         sweep after, before;
-        C.A = wend[k - k0];
+        C.A = lowM ? band : 0;
         memset(C.in, 0, m);
         T->work += 2 * (uint64_t)(m + span);
         C.steps = 0, C.tries = 0, C.limit = (uint64_t)SEED_WORK * m;
         if (build(&after, &C, &sar, k, 1, k0, k1) && build(&before, &C, &sar, k, -1, k0, k1)) {
             after.then = &before;
+            after.free0 = !lowM;
             r = search(&after);
         }
         if (sar.failed) r = SB_PACK_NOMEM;
