@@ -162,7 +162,8 @@ typedef struct cutter {
 
 /* The sweep over one side of a seed: items sorted by start (mirrored in
  * time on the side before the seed), largest first, in groups of the same
- * start; group 0 starts at the seed, all taken. */
+ * start; group 0 starts at the seed. The side after the seed chooses A
+ * there (free0); the side before must match it. */
 typedef struct sweep {
     cutter *C;
     st_item *it;
