@@ -249,6 +249,29 @@ Test(strips, packs_large_1d_tilings_by_cutting_them)
 
 Test(strips, packs_a_planted_1d_function_of_2000_tensors) { planted_packs(1, "full", 2000); }
 
+/* A run's share smaller than what the cuts cost must leave the skyline no
+ * budget, not wrap around to an endless one: with a budget of 1e6 units a
+ * zero-slack function of 1,000 tensors ends, spilling, in well under a
+ * second (a test timeout otherwise). */
+Test(strips, a_spent_share_leaves_the_skyline_nothing, .timeout = 60)
+{
+    sba_planted_options p;
+    sba_planted_defaults(&p);
+    p.seed = 2;
+    p.tensors = 1000;
+    p.heights = "full";
+    sba_error err;
+    bir_module *m = sba_gen_planted(&p, false, NULL, &err);
+    cr_assert_not_null(m, "gen --planted: %s", err.message);
+    sba_alloc_options o = {.search_budget = 1000000};
+    sba_alloc_report r;
+    cr_assert_eq(sba_allocate_module(m, &o, &r, &err), SBA_OK, "allocate: %s", err.message);
+    cr_assert_eq(r.fns[0].search_outcome, 3u, "the budget runs out: %u", r.fns[0].search_outcome);
+    sba_alloc_report_free(&r);
+    cr_assert_eq(sba_verify_module(m, NULL, &err), SBA_OK, "verify: %s", err.message);
+    bir_module_free(m);
+}
+
 Test(strips, packs_planted_2d_functions_of_1000_tensors)
 {
     /* seed 1 has pieces of one section, 21 nodes of two heights in every

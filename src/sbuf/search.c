@@ -1047,7 +1047,7 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
         if (sr == SB_PACK_PACKED) left_over = 0;
         if (sr != SB_PACK_PACKED && sr != SB_PACK_NOMEM) {
             uint64_t w2 = 0, v2 = 0;
-            sr = sb_skyline_pack(&pp, ar, budget - work, &w2, &v2);
+            sr = sb_skyline_pack(&pp, ar, work < budget ? budget - work : 0, &w2, &v2);
             work += w2, visited += v2;
         }
         if (kind == KIND_SKYLINE_BANDS) *slack = left_over;
