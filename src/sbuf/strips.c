@@ -192,8 +192,8 @@ static bool can_take(const sweep *W, uint32_t i)
 static bool can_leave(const sweep *W, uint32_t i)
 {
     const cutter *C = W->C;
-    if (W->free0 && W->group[i] == 0) return !C->highM || has_option_in(&C->T->p->nodes[W->it[i].id], C->highM);
     if (C->highM && !has_option_in(&C->T->p->nodes[W->it[i].id], C->highM)) return false;
+    if (W->free0 && W->group[i] == 0) return true; /* A is still open */
     return W->part[W->group[i]] + W->rest[i] >= W->need[W->group[i]];
 }
 
