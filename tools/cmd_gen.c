@@ -1,7 +1,8 @@
 /* sballoc gen [--seed N] [--tensors N] [--loop-depth D] [--heights MIX]
  *             [--pressure X] [--target trn1|trn2|trn3] [--functions N] [-o OUT]
  * sballoc gen --planted [--seed N] [--tensors N] [--heights MIX] [--capacity B]
- *             [--span T] [--min-size B] [-o OUT] [--solution FILE]
+ *             [--span T] [--min-size B] [--holes PCT] [-o OUT]
+ *             [--solution FILE]
  *
  * Writes a generated kernel (see include/sballoc/gen.h) as JSON; with
  * --planted, a packing instance with a known zero-slack packing
@@ -20,7 +21,7 @@
 static const char USAGE[] = "usage: sballoc gen [--seed N] [--tensors N] [--loop-depth D] "
                             "[--heights MIX] [--pressure X] [--target trn1|trn2|trn3] [--functions N] [-o OUT]\n"
                             "       sballoc gen --planted [--seed N] [--tensors N] [--heights MIX] "
-                            "[--capacity B] [--span T] [--min-size B] [-o OUT] [--solution FILE]";
+                            "[--capacity B] [--span T] [--min-size B] [--holes PCT] [-o OUT] [--solution FILE]";
 
 static bool parse_u64(const char *s, uint64_t max, uint64_t *out)
 {
@@ -84,6 +85,11 @@ int cmd_gen(int argc, char **argv)
             if (!parse_u64(v, UINT32_MAX, &n) || n == 0)
                 return cli_usage_error("gen", "--span: \"%s\" is not a count of time steps", v);
             po.span = (uint32_t)n;
+            only_planted = opt;
+        } else if (!strcmp(opt, "--holes")) {
+            if (!parse_u64(v, UINT32_MAX, &n))
+                return cli_usage_error("gen", "--holes: \"%s\" is not a percent", v);
+            po.holes = (uint32_t)n;
             only_planted = opt;
         } else if (!strcmp(opt, "--solution")) {
             solution = v;

@@ -79,9 +79,14 @@ typedef struct sba_planted_options {
     uint32_t span;
     /* Smallest tensor, bytes per partition (rounded up to 32). */
     int64_t min_size;
+    /* Percent of the tiling's pieces left out, 0 to 90: the box is cut into
+     * about tensors × 100 / (100 - holes) pieces and a seeded choice of them
+     * is dropped, so the instance keeps a known packing but has slack. */
+    uint32_t holes;
 } sba_planted_options;
 
-/* seed 1, 500 tensors, 65,536 bytes, "q:1,h:1,f:1", span 0, min size 512. */
+/* seed 1, 500 tensors, 65,536 bytes, "q:1,h:1,f:1", span 0, min size 512,
+ * no holes. */
 void sba_planted_defaults(sba_planted_options *o);
 
 /* The planted instance; with `solution`, every placement carries the planted

@@ -25,6 +25,11 @@
  * none is left the generator fails with a usage error (ask for a larger span
  * or capacity, or fewer tensors).
  *
+ * Holes. With `holes` percent, the box is cut into tensors × 100 /
+ * (100 - holes) pieces (rounded) and only the first `tensors` of the seeded
+ * order are kept: the planted packing still packs them, but the load is no
+ * longer the capacity everywhere, as in MiniMalloc's challenging instances.
+ *
  * Encoding: as `sballoc import-csv` — a tensor of time [lo, hi) is written by
  * the Memset `def@lo` and read by the `Release` `use@(hi-1)`, in one block, so
  * two tensors conflict iff their time ranges intersect. A tensor of height
@@ -272,8 +277,14 @@ bir_module *sba_gen_planted(const sba_planted_options *o, bool solution, const s
     if (o->min_size < 1 || o->min_size > o->capacity)
         return sba_err(err, SBA_ERR_USAGE, "min size must be in 1..capacity (%lld), got %lld",
                        (long long)o->capacity, (long long)o->min_size), NULL;
+    if (o->holes > 90)
+        return sba_err(err, SBA_ERR_USAGE, "holes must be a percent in 0..90, got %u", o->holes), NULL;
     sba_planted_options opt = *o;
-    if (!opt.span) opt.span = o->tensors;
+    const uint32_t kept = o->tensors;
+    opt.tensors = (uint32_t)(((uint64_t)o->tensors * 100 + (100 - o->holes) / 2) / (100 - o->holes));
+    if (opt.tensors > MAX_PLANTED) opt.tensors = MAX_PLANTED;
+    o = &opt;
+    if (!opt.span) opt.span = kept;
     planted p = {.o = &opt, .err = err, .align = align, .units = o->capacity / align,
                  .min_units = (o->min_size + align - 1) / align};
     p.r.s = o->seed ^ 0x9A1A47EDB0Cull;
@@ -322,6 +333,7 @@ bir_module *sba_gen_planted(const sba_planted_options *o, bool solution, const s
         p.box[i - 1] = p.box[j];
         p.box[j] = t;
     }
+    if (p.n > kept) p.n = kept;   /* the rest are the holes */
     m = build(&p, solution, a, &scratch);
 done:
     sba_arena_free(&scratch);

@@ -29,6 +29,18 @@ grep -q '^sets: 300$' "$tmp/out" || fail "--tensors 300: $(grep '^sets' "$tmp/ou
     -o "$tmp/d.json" --solution "$tmp/d.sol.json" || fail "gen --planted with every option"
 "$bin" verify "$tmp/d.sol.json" >/dev/null 2>"$tmp/err" || fail "1-D planted solution: $(cat "$tmp/err")"
 
+# Holes: a seeded share of the tiling left out. The planted packing still
+# packs what is kept, the count is the one asked for, and there is slack.
+"$bin" gen --planted --seed 4 --tensors 250 --heights full --holes 20 -o "$tmp/h.json" --solution "$tmp/h.sol.json" ||
+    fail "gen --planted --holes 20"
+"$bin" verify "$tmp/h.sol.json" >/dev/null 2>"$tmp/err" || fail "planted solution with holes: $(cat "$tmp/err")"
+"$bin" check "$tmp/h.json" >"$tmp/out" || fail "check of a planted instance with holes"
+grep -q '^sets: 250$' "$tmp/out" || fail "--holes 20 --tensors 250: $(grep '^sets' "$tmp/out")"
+"$bin" analyze "$tmp/h.json" --log 2>&1 | grep -q '^SB high-water mark = 65536 bytes' &&
+    fail "seed 4 with 20% holes should leave slack: its high-water mark is the capacity"
+"$bin" gen --planted --holes 91 >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q 'holes must be a percent' "$tmp/err" || fail "gen --planted --holes 91: $(cat "$tmp/err")"
+
 # Packing: small instances that colouring alone spills pack with no spill.
 # The 200-tensor one packs only with the per-band section bounds: without
 # them every search runs out of budget and tensors spill.
