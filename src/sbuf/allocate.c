@@ -263,12 +263,14 @@ sba_status sb_allocate_function(sb_ctx *c)
         c->rep->seconds[SBA_PHASE_SELECT] += sba_now() - t0;
         if (c->ar.failed) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory");
         /* The search: first a repair of the few nodes select left, the
-         * rest held; then the failing parts anew. */
-        for (int pass = 0; pass < 2 && failed && c->lower_bound <= c->t->sbuf_bytes; pass++) {
-            if ((pass == 0 ? c->repair_left : c->search_left) == 0) continue;
+         * rest held; then the failing parts anew; then, where that ran out,
+         * the nodes still unplaced one at a time. */
+        for (int pass = 0; pass < 3 && failed && c->lower_bound <= c->t->sbuf_bytes; pass++) {
+            if ((pass == 1 ? c->search_left : c->repair_left) == 0) continue;
             t0 = sba_now();
             bool packed;
-            sba_status sst = pass == 0 ? sb_search_repair(c, &packed) : sb_search_packing(c, &packed);
+            sba_status sst = pass == 0 ? sb_search_repair(c, &packed)
+                             : pass == 1 ? sb_search_packing(c, &packed) : sb_search_insert(c, &packed);
             c->rep->seconds[SBA_PHASE_SEARCH] += sba_now() - t0;
             if (sst != SBA_OK) return sst;
             if (packed) failed = 0;

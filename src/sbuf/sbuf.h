@@ -266,6 +266,9 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed);
 /* Searches again, every other placement held, the few nodes left unplaced
  * and the placed ones they meet; *packed when every node is then placed. */
 sba_status sb_search_repair(sb_ctx *c, bool *packed);
+/* Where the search ran out: the unplaced nodes one at a time, each by a
+ * repair of its own windows; *packed when every node is then placed. */
+sba_status sb_search_insert(sb_ctx *c, bool *packed);
 
 /* ---- spill.c ----------------------------------------------------------- */
 sba_status sb_insert_spill_code(sb_ctx *c);

@@ -1236,17 +1236,18 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
  * fill the SBUF a node can move only if the nodes around it can). Without
  * it the spill fixpoint spills one node per iteration around such points,
  * each iteration placing the function anew. */
-enum { REPAIR_MAX_FAILED = 16, REPAIR_MAX_WINDOW = 256, REPAIR_WINDOWS = 5 };
+enum { REPAIR_MAX_FAILED = 16, REPAIR_MAX_WINDOW = 256, REPAIR_WINDOWS = 5, INSERT_MAX_FAILED = 1024 };
 
-/* Marks the window of width w (0: the neighbours) with role 1; the number
- * of its nodes, or UINT32_MAX when it is too large. */
-static uint32_t repair_window(sb_ctx *c, uint8_t *role, uint32_t w)
+/* Marks with role 1 the window of width w (0: the neighbours) around the
+ * unplaced node `only`, or around every unplaced node (UINT32_MAX); the
+ * number of its nodes, or UINT32_MAX when it is too large. */
+static uint32_t repair_window(sb_ctx *c, uint8_t *role, uint32_t w, uint32_t only)
 {
     memset(role, 0, c->n);
     uint32_t nw = 0;
     for (uint32_t i = 0; i < c->n; i++) {
         const sb_node *nd = &c->info[i];
-        if (nd->rep != i || nd->precoloured || nd->placed) continue;
+        if (nd->rep != i || nd->precoloured || nd->placed || (only != UINT32_MAX && i != only)) continue;
         role[i] = 1;
         if (w == 0)
             for (uint32_t k = 0; k < nd->degree; k++) {
@@ -1257,7 +1258,7 @@ static uint32_t repair_window(sb_ctx *c, uint8_t *role, uint32_t w)
     if (w > 0)
         for (uint32_t i = 0; i < c->n; i++) {
             const sb_node *f = &c->info[i];
-            if (f->rep != i || f->precoloured || f->placed) continue;
+            if (role[i] != 1 || f->placed) continue;
             uint32_t lo = f->start > w ? f->start - w : 0, hi = f->end + w;
             for (uint32_t j = 0; j < c->n; j++) {
                 const sb_node *nd = &c->info[j];
@@ -1268,28 +1269,22 @@ static uint32_t repair_window(sb_ctx *c, uint8_t *role, uint32_t w)
     return nw <= REPAIR_MAX_WINDOW ? nw : UINT32_MAX;
 }
 
-sba_status sb_search_repair(sb_ctx *c, bool *packed)
+/* Repairs the windows around `only` (or every unplaced node), widening, each
+ * window's runs on `share`; every other placed node in the window's time
+ * holds its place, the other unplaced nodes wait. The outcome; *tried and
+ * *nw the windows searched and the last one's size. */
+static int repair_windows(sb_ctx *c, uint32_t only, uint32_t *ids, uint8_t *role, uint64_t share,
+                          uint32_t *tried, uint32_t *nw)
 {
-    *packed = false;
-    uint32_t nf = 0;
-    for (uint32_t i = 0; i < c->n; i++) nf += c->info[i].rep == i && !c->info[i].precoloured && !c->info[i].placed;
-    if (!nf || nf > REPAIR_MAX_FAILED) return SBA_OK;
-    uint32_t *ids = sba_arena_array(&c->ar, (size_t)c->n + 1, sizeof *ids);
-    uint8_t *role = sba_arena_array(&c->ar, (size_t)c->n + 1, sizeof *role); /* 1 window, 2 held */
-    if (!ids || !role) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory");
     static const uint32_t widths[REPAIR_WINDOWS] = {0, 4, 16, 64, 256};
     /* per window: the skyline (exact quarters, then whole bands) and the
      * complete search in address order, each on an equal share */
     static const int kinds[] = {KIND_SKYLINE, KIND_SKYLINE_BANDS, KIND_ADDRESS};
-    uint64_t budget = c->repair_left < REPAIR_BUDGET ? c->repair_left : REPAIR_BUDGET, saved = c->search_left;
-    uint64_t share = budget / (REPAIR_WINDOWS * 3);
-    c->search_left = budget; /* the runs draw on the repair's own budget */
     int r = OUTCOME_BUDGET;
-    uint32_t nw = 0, tried = 0;
     for (uint32_t x = 0; x < REPAIR_WINDOWS && r == OUTCOME_BUDGET && share > 0; x++) {
-        uint32_t size = repair_window(c, role, widths[x]);
+        uint32_t size = repair_window(c, role, widths[x], only);
         if (size == UINT32_MAX) break;
-        nw = size, tried++;
+        *nw = size, ++*tried;
         uint32_t n = 0, lo = UINT32_MAX, hi = 0;
         for (uint32_t i = 0; i < c->n; i++)
             if (role[i] == 1) {
@@ -1297,7 +1292,6 @@ sba_status sb_search_repair(sb_ctx *c, bool *packed)
                 if (c->info[i].start < lo) lo = c->info[i].start;
                 if (c->info[i].end > hi) hi = c->info[i].end;
             }
-        /* everything else placed in the window's time holds its place */
         for (uint32_t i = 0; i < c->n; i++) {
             sb_node *nd = &c->info[i];
             if (nd->rep != i || role[i] || nd->end < lo || hi < nd->start || !(nd->placed || nd->precoloured))
@@ -1314,12 +1308,93 @@ sba_status sb_search_repair(sb_ctx *c, bool *packed)
         for (uint32_t i = 0; i < c->n; i++)
             if (role[i] == 2) c->info[i].precoloured = false;
     }
+    return r;
+}
+
+sba_status sb_search_repair(sb_ctx *c, bool *packed)
+{
+    *packed = false;
+    uint32_t nf = 0;
+    for (uint32_t i = 0; i < c->n; i++) nf += c->info[i].rep == i && !c->info[i].precoloured && !c->info[i].placed;
+    if (!nf || nf > REPAIR_MAX_FAILED) return SBA_OK;
+    uint32_t *ids = sba_arena_array(&c->ar, (size_t)c->n + 1, sizeof *ids);
+    uint8_t *role = sba_arena_array(&c->ar, (size_t)c->n + 1, sizeof *role); /* 1 window, 2 held */
+    if (!ids || !role) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory");
+    uint64_t budget = c->repair_left < REPAIR_BUDGET ? c->repair_left : REPAIR_BUDGET, saved = c->search_left;
+    c->search_left = budget; /* the runs draw on the repair's own budget */
+    uint32_t nw = 0, tried = 0;
+    int r = repair_windows(c, UINT32_MAX, ids, role, budget / (REPAIR_WINDOWS * 3), &tried, &nw);
     c->repair_left -= budget - c->search_left;
     c->search_left = saved;
     if (r < 0) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory in the exact packer");
     sb_log(c, "search: repair of %u unplaced nodes (%u windows, the last of %u nodes) %s", nf, tried, nw,
            r == OUTCOME_PACKED ? "packed" : "failed");
     *packed = r == OUTCOME_PACKED;
+    if (*packed && c->rep->search_outcome < OUTCOME_PACKED) c->rep->search_outcome = OUTCOME_PACKED;
+    return SBA_OK;
+}
+
+/* ---- insertion -------------------------------------------------------------
+ * Where the search of a part ran out, select's placement of it stands, with
+ * many nodes unplaced: too many for one repair. They are put in one at a
+ * time, largest area (bytes × partitions × live range) first, each by a
+ * repair of its own windows: the placed nodes around it move, everything
+ * else holds, the other unplaced nodes wait. Rounds repeat while one puts
+ * something in, as every node put in changes the windows of the others. A
+ * large-neighbourhood search that only ever adds: every node it places is
+ * one less to spill. (Taking a smaller neighbour out to put a larger node in
+ * lowered the unplaced area but spilled more nodes on the planted families
+ * with holes, so it is not done.) It draws on the repair's allowance. */
+typedef struct insert_key {
+    uint64_t area;
+    uint32_t id;
+} insert_key;
+
+static int cmp_insert(const void *a, const void *b)
+{
+    const insert_key *x = a, *y = b;
+    if (x->area != y->area) return x->area > y->area ? -1 : 1;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+sba_status sb_search_insert(sb_ctx *c, bool *packed)
+{
+    *packed = false;
+    insert_key *keys = sba_arena_array(&c->ar, (size_t)c->n + 1, sizeof *keys);
+    uint32_t *ids = sba_arena_array(&c->ar, (size_t)c->n + 1, sizeof *ids);
+    uint8_t *role = sba_arena_array(&c->ar, (size_t)c->n + 1, sizeof *role);
+    if (!keys || !ids || !role) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory");
+    uint32_t nf = 0;
+    for (uint32_t i = 0; i < c->n; i++) {
+        const sb_node *nd = &c->info[i];
+        if (nd->rep == i && !nd->precoloured && !nd->placed)
+            keys[nf++] = (insert_key){(uint64_t)nd->bytes * (uint64_t)nd->partitions *
+                                      (uint64_t)(nd->end - nd->start + 1), i};
+    }
+    if (!nf || nf > INSERT_MAX_FAILED) return SBA_OK;
+    qsort(keys, nf, sizeof *keys, cmp_insert);
+    uint64_t budget = c->repair_left, saved = c->search_left;
+    c->search_left = budget; /* the runs draw on the repair's allowance */
+    uint32_t left = nf, rounds = 0;
+    int r = OUTCOME_BUDGET;
+    for (uint32_t before = UINT32_MAX; left && left < before && c->search_left > 0 && r >= 0; rounds++) {
+        before = left;
+        uint32_t keep = 0;
+        for (uint32_t x = 0; x < left; x++) {
+            uint32_t nw = 0, tried = 0;
+            uint64_t share = c->search_left / (left - x) / (REPAIR_WINDOWS * 3);
+            r = r < 0 ? r : repair_windows(c, keys[x].id, ids, role, share, &tried, &nw);
+            if (r != OUTCOME_PACKED) keys[keep++] = keys[x]; /* keeps the order */
+        }
+        left = keep;
+    }
+    uint64_t used = budget - c->search_left;
+    c->repair_left -= used;
+    c->search_left = saved;
+    if (r < 0) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory in the exact packer");
+    sb_log(c, "search: insertion put %u of %u unplaced nodes in, %u rounds (work %llu)", nf - left, nf, rounds,
+           (unsigned long long)used);
+    *packed = left == 0;
     if (*packed && c->rep->search_outcome < OUTCOME_PACKED) c->rep->search_outcome = OUTCOME_PACKED;
     return SBA_OK;
 }
