@@ -16,7 +16,9 @@
  *     a zero-slack packing exists by construction, 1-D (every tensor 128
  *     partitions) and 2-D (quarter, half and full heights 1:1:1), 64 KiB per
  *     partition, of 300, 1,000 and 2,000 tensors (--planted-sizes), seeds 1
- *     to 3 (--planted-seeds); colouring only, at most 30 s of CPU each. A
+ *     to 3 (--planted-seeds); and a 1-D family with 5 % of the tiling left
+ *     out (`--holes 5`), which has slack; colouring only, at most 30 s of
+ *     CPU each. A
  *     summary gives the share packed with no spill and the median and
  *     largest times per family.
  * Each run is a child process (so its peak RSS, from getrusage, is its own),
@@ -65,9 +67,23 @@ static const char *const kind_titles[CASE_KINDS] = {
     "Examples (every .json file in examples/)",
     "Generated kernels through JSON (`sballoc gen`, loaded from a file)",
     "Generated kernels through the C API (in memory, no JSON)",
-    "Planted packing instances (`sballoc gen --planted`: a zero-slack packing exists)",
+    "Planted packing instances (`sballoc gen --planted`: a packing exists by construction)",
 };
 enum { PLANTED_TIMEOUT = 30, PLANTED_CAPACITY = 65536 };
+
+/* The planted families: zero slack, 1-D and 2-D; and 1-D with 5 % of the
+ * tiling left out, slack as in MiniMalloc's challenging instances, where
+ * the guillotine decomposition does not apply. */
+static const struct {
+    const char *name, *title;
+    bool one_d;
+    uint32_t holes;
+} PLANTED[] = {
+    {"1-D", "1-D", true, 0},
+    {"2-D", "2-D (q:h:f 1:1:1)", false, 0},
+    {"1-D 5% holes", "1-D, 5 % holes", true, 5},
+};
+enum { PLANTED_FAMILIES = sizeof PLANTED / sizeof PLANTED[0] };
 
 typedef struct bench_case {
     case_kind kind;
@@ -77,6 +93,7 @@ typedef struct bench_case {
     uint32_t tensors;     /* generated only */
     uint64_t seed;        /* planted only */
     bool one_d;           /* planted only: every tensor full height */
+    uint32_t holes;       /* planted only: percent of the tiling left out */
 } bench_case;
 
 typedef enum run_status { RUN_OK = 0, RUN_LOAD_FAILED, RUN_ALLOC_FAILED, RUN_CRASHED, RUN_TIMEOUT } run_status;
@@ -226,6 +243,7 @@ static bir_module *load(const bench_case *c, result *r)
         p.tensors = c->tensors;
         p.capacity = PLANTED_CAPACITY;
         p.heights = c->one_d ? "full" : "q:1,h:1,f:1";
+        p.holes = c->holes;
         double t0 = now();
         bir_module *m = sba_gen_planted(&p, false, NULL, &err);
         r->build_s = now() - t0;
@@ -539,13 +557,14 @@ static void md_planted_summary(FILE *f, const bench_case *cases, const result *r
     if (!any) return;
     fprintf(f, "\n#### Planted instances, summary\n\n| family | tensors | packed, no spill | median time | "
                "largest time |\n|---|---:|---:|---:|---:|\n");
-    for (int d = 1; d >= 0; d--)
+    for (uint32_t fam = 0; fam < PLANTED_FAMILIES; fam++)
         for (uint32_t size = 0; size <= 1u << 30;) {
             uint32_t next = UINT32_MAX, packed = 0, runs = 0;
             double t[MAX_RUNS];
             for (uint32_t i = 0; i < nres; i++) {
                 const bench_case *c = &cases[res[i].kase];
-                if (c->kind != CASE_PLANTED || c->one_d != (d == 1)) continue;
+                if (c->kind != CASE_PLANTED || c->one_d != PLANTED[fam].one_d || c->holes != PLANTED[fam].holes)
+                    continue;
                 if (c->tensors > size && c->tensors < next) next = c->tensors;
                 if (c->tensors != size) continue;
                 bool ok = res[i].status == RUN_OK && !res[i].spilled && res[i].verified > 0;
@@ -555,8 +574,8 @@ static void md_planted_summary(FILE *f, const bench_case *cases, const result *r
             if (runs) {
                 qsort(t, runs, sizeof *t, cmp_double);
                 double med = runs % 2 ? t[runs / 2] : (t[runs / 2 - 1] + t[runs / 2]) / 2;
-                fprintf(f, "| %s | %u | %u/%u | %.2f s | %.2f s |\n", d ? "1-D" : "2-D (q:h:f 1:1:1)", size, packed,
-                        runs, med, t[runs - 1]);
+                fprintf(f, "| %s | %u | %u/%u | %.2f s | %.2f s |\n", PLANTED[fam].title, size, packed, runs, med,
+                        t[runs - 1]);
             }
             if (next == UINT32_MAX) break;
             size = next;
@@ -857,7 +876,7 @@ int main(int argc, char **argv)
     }
 
     uint32_t nother = n;
-    for (int d = 1; d >= 0; d--)
+    for (uint32_t fam = 0; fam < PLANTED_FAMILIES; fam++)
         for (uint32_t i = 0; i < o.nplanted; i++)
             for (uint32_t seed = 1; seed <= o.planted_seeds && n < MAX_CASES; seed++) {
                 bench_case *c = &cases[n];
@@ -865,8 +884,9 @@ int main(int argc, char **argv)
                 c->kind = CASE_PLANTED;
                 c->tensors = o.planted_sizes[i];
                 c->seed = seed;
-                c->one_d = d == 1;
-                snprintf(c->name, sizeof c->name, "planted %s %u seed %u", d ? "1-D" : "2-D", c->tensors, seed);
+                c->one_d = PLANTED[fam].one_d;
+                c->holes = PLANTED[fam].holes;
+                snprintf(c->name, sizeof c->name, "planted %s %u seed %u", PLANTED[fam].name, c->tensors, seed);
                 if (wanted(&o, c->name)) n++;
             }
 
