@@ -1269,44 +1269,52 @@ static uint32_t repair_window(sb_ctx *c, uint8_t *role, uint32_t w, uint32_t onl
     return nw <= REPAIR_MAX_WINDOW ? nw : UINT32_MAX;
 }
 
+/* Searches the window marked with role 1 again: every other placed node in
+ * its time holds its place (role 2 while the runs last), the unplaced ones
+ * outside it wait. Per window: the skyline (exact quarters, then whole
+ * bands) and the complete search in address order, each on `share`. */
+static int search_window(sb_ctx *c, uint32_t *ids, uint8_t *role, uint64_t share)
+{
+    static const int kinds[] = {KIND_SKYLINE, KIND_SKYLINE_BANDS, KIND_ADDRESS};
+    uint32_t n = 0, lo = UINT32_MAX, hi = 0;
+    for (uint32_t i = 0; i < c->n; i++)
+        if (role[i] == 1) {
+            ids[n++] = i;
+            if (c->info[i].start < lo) lo = c->info[i].start;
+            if (c->info[i].end > hi) hi = c->info[i].end;
+        }
+    for (uint32_t i = 0; i < c->n; i++) {
+        sb_node *nd = &c->info[i];
+        if (nd->rep != i || role[i] || nd->end < lo || hi < nd->start || !(nd->placed || nd->precoloured))
+            continue;
+        if (!nd->precoloured) role[i] = 2, nd->precoloured = true;
+        ids[n++] = i;
+    }
+    bool flip = fixed_above_middle(c, ids, n);
+    int r = OUTCOME_BUDGET;
+    for (uint32_t y = 0; y < 3 && r == OUTCOME_BUDGET; y++) {
+        int64_t slack;
+        r = search_part(c, ids, n, ORDER_AREA, kinds[y], flip, share, &slack);
+        if (r == OUTCOME_INFEASIBLE) r = OUTCOME_BUDGET; /* this window only: a wider one may pack */
+    }
+    for (uint32_t i = 0; i < c->n; i++)
+        if (role[i] == 2) c->info[i].precoloured = false;
+    return r;
+}
+
 /* Repairs the windows around `only` (or every unplaced node), widening, each
- * window's runs on `share`; every other placed node in the window's time
- * holds its place, the other unplaced nodes wait. The outcome; *tried and
- * *nw the windows searched and the last one's size. */
+ * on `share` per run. The outcome; *tried and *nw the windows searched and
+ * the last one's size. */
 static int repair_windows(sb_ctx *c, uint32_t only, uint32_t *ids, uint8_t *role, uint64_t share,
                           uint32_t *tried, uint32_t *nw)
 {
     static const uint32_t widths[REPAIR_WINDOWS] = {0, 4, 16, 64, 256};
-    /* per window: the skyline (exact quarters, then whole bands) and the
-     * complete search in address order, each on an equal share */
-    static const int kinds[] = {KIND_SKYLINE, KIND_SKYLINE_BANDS, KIND_ADDRESS};
     int r = OUTCOME_BUDGET;
     for (uint32_t x = 0; x < REPAIR_WINDOWS && r == OUTCOME_BUDGET && share > 0; x++) {
         uint32_t size = repair_window(c, role, widths[x], only);
         if (size == UINT32_MAX) break;
         *nw = size, ++*tried;
-        uint32_t n = 0, lo = UINT32_MAX, hi = 0;
-        for (uint32_t i = 0; i < c->n; i++)
-            if (role[i] == 1) {
-                ids[n++] = i;
-                if (c->info[i].start < lo) lo = c->info[i].start;
-                if (c->info[i].end > hi) hi = c->info[i].end;
-            }
-        for (uint32_t i = 0; i < c->n; i++) {
-            sb_node *nd = &c->info[i];
-            if (nd->rep != i || role[i] || nd->end < lo || hi < nd->start || !(nd->placed || nd->precoloured))
-                continue;
-            if (!nd->precoloured) role[i] = 2, nd->precoloured = true;
-            ids[n++] = i;
-        }
-        bool flip = fixed_above_middle(c, ids, n);
-        for (uint32_t y = 0; y < 3 && r == OUTCOME_BUDGET; y++) {
-            int64_t slack;
-            r = search_part(c, ids, n, ORDER_AREA, kinds[y], flip, share, &slack);
-            if (r == OUTCOME_INFEASIBLE) r = OUTCOME_BUDGET; /* this window only: a wider one may pack */
-        }
-        for (uint32_t i = 0; i < c->n; i++)
-            if (role[i] == 2) c->info[i].precoloured = false;
+        r = search_window(c, ids, role, share);
     }
     return r;
 }
