@@ -280,6 +280,17 @@ Test(strips, packs_planted_2d_functions_of_1000_tensors)
     planted_packs(3, "q:1,h:1,f:1", 1000);
 }
 
+Test(strips, cuts_bands_whose_halves_have_no_cut_in_time)
+{
+    /* each has a band cut whose halves hold nodes live over the whole
+     * piece: no seed in time, only the sweep from the piece's start finds
+     * it, among hundreds of sets of the right load that the quarters' sums
+     * reject; the halves' quarters are cut again (CUT_NODES) */
+    planted_packs(1, "q:1,h:1,f:1", 800);
+    planted_packs(2, "q:1,h:1,f:1", 800);
+    planted_packs(5, "q:1,h:1,f:1", 800);
+}
+
 Test(strips, leaves_a_problem_with_slack_to_the_whole_search)
 {
     static tiling t;

@@ -37,9 +37,19 @@
  * found on one side is completed on the other, then split and packed. A
  * band cut is the same search with A the half's room, seeds where the
  * nodes that end weigh at least that, and "taken" meaning the lower half.
+ * A half with a node live over the whole part has no cut in time, so no
+ * seed: a band cut is also looked for by one sweep from the part's first
+ * section. There the nodes over the whole part that take a half count by
+ * their bytes only in the failed states (in a half they go to the bottom,
+ * so which of them a half has does not matter, only their sum), and a set
+ * is split only if, in every section, the quarter-height nodes of each
+ * half can fill its two quarters to the byte around its half-height ones
+ * (a subset sum): most sets of the right load fail that at once, so many
+ * can be tried. Within the cuts a piece of more than CUT_NODES nodes is
+ * cut before it goes to a leaf: a half's quarters often cut again.
  *
  * Bounds. A seed's sweep has SEED_WORK steps per node and splits at most
- * SEED_TRIES sets; a split, whose sides may be wrong, SPLIT_WORK per node;
+ * SEED_TRIES sets (the sweep from the start START_WORK and START_TRIES); a split, whose sides may be wrong, SPLIT_WORK per node;
  * a leaf LEAF_WORK per node. Running out of those fails the seed, split or
  * leaf, not the whole; every step counts against the caller's budget.
  *
@@ -59,8 +69,11 @@
 
 enum {
     LEAF_NODES = 40,     /* a part this small goes to skyline.c uncut */
+    CUT_NODES = 16,      /* within the cuts, a piece larger than this is cut if it can be */
     SEED_WORK = 64,      /* a seed's sweep: steps per node of the part */
     SEED_TRIES = 4,      /* sets of the right load split per seed */
+    START_WORK = 2048,   /* a band cut's sweep from the part's start: steps per node */
+    START_TRIES = 256,   /* and the sets it splits (most fail quarters_fill at once) */
     SPLIT_WORK = 20000,  /* a split's sides: work per node of the part */
     LEAF_WORK = 200000,  /* a leaf: work per node */
     DEAD_SLOTS = 1 << 20,
@@ -153,7 +166,7 @@ out:
 typedef struct cutter {
     strips *T;
     st_item *it;          /* the part */
-    uint32_t m, tries;
+    uint32_t m, tries, max_tries;
     uint64_t steps, limit; /* this seed's search steps, and where it gives up */
     int64_t cap, base, A;
     uint8_t M, lowM, highM;
@@ -176,6 +189,7 @@ typedef struct sweep {
     uint8_t *take, *dec;             /* per item: taken; decisions tried */
     uint32_t *eoff, *elist;          /* items by last section */
     uint64_t *z, *gkey;              /* per item: its key; per group: the key of its entry state */
+    uint8_t *whole;                  /* per item: live over the whole side, a half of the bands */
     sba_keyset dead;                 /* entry states that failed */
     uint64_t salt;
     struct sweep *then;              /* the other side, searched for each set of this one */
@@ -237,11 +251,63 @@ static uint64_t entry_key(sweep *W, uint32_t g)
     uint64_t prev = W->gkey[g - 1] ^ W->salt ^ (0x9E3779B97F4A7C15ull * g);
     for (uint32_t i = W->gstart[g - 1]; i < W->gend[g - 1]; i++)
         if (W->take[i]) prev ^= W->z[i];
+    /* items over the whole side in a half of the bands count by their
+     * bytes only: the halves they leave are the same whichever they are */
+    int64_t whole = 0;
+    for (uint32_t i = W->gstart[g - 1]; i < W->gend[g - 1]; i++)
+        if (W->take[i] && W->whole[i]) prev ^= W->z[i], whole += W->it[i].w;
+    if (whole) prev ^= 0xD6E8FEB86659FD93ull * (uint64_t)whole;
     uint32_t kp = W->it[W->gstart[g - 1]].s0, kg = W->it[W->gstart[g]].s0;
     for (uint32_t y = W->eoff[kp]; y < W->eoff[kg]; y++)
         if (W->take[W->elist[y]]) prev ^= W->z[W->elist[y]];
     W->C->T->work += W->gend[g - 1] - W->gstart[g - 1] + W->eoff[kg] - W->eoff[kp];
     return key ^ prev;
+}
+
+/* Whether the items, packed in the two quarters of the half M with no
+ * slack, can fill each quarter in every section: the half-height ones take
+ * both at one address, so in each section some of the quarter-height ones
+ * must sum, to the byte, to the room they leave in one quarter (a subset
+ * sum in alignment units). A cheap test of a band cut's side before its
+ * search: most sets of the right load fail it. */
+static bool quarters_fill(strips *T, const st_item *it, uint32_t m, int64_t cap, uint8_t M)
+{
+    if (popcount(M) != 2 || !m) return true;
+    const int64_t unit = T->p->align;
+    const uint32_t bits = (uint32_t)(cap / unit) + 1, words = (bits + 63) / 64;
+    uint32_t k0 = it[0].s0, k1 = it[0].s1;
+    for (uint32_t i = 0; i < m; i++) {
+        if (it[i].s0 < k0) k0 = it[i].s0;
+        if (it[i].s1 > k1) k1 = it[i].s1;
+    }
+    uint64_t *sum = sba_malloc(T->a, (size_t)words * sizeof *sum);
+    if (!sum) return T->nomem = true, false;
+    bool ok = true;
+    for (uint32_t k = k0; k <= k1 && ok; k++) {
+        memset(sum, 0, (size_t)words * sizeof *sum);
+        sum[0] = 1;
+        int64_t half = 0;
+        for (uint32_t i = 0; i < m; i++) {
+            if (it[i].s0 > k || it[i].s1 < k) continue;
+            const sb_pack_node *nd = &T->p->nodes[it[i].id];
+            if (popcount(nd->qmask[0]) == 2) {
+                half += nd->size;
+                continue;
+            }
+            /* sum |= sum << size, from the top word down */
+            uint32_t sh = (uint32_t)(nd->size / unit), ws = sh / 64, bs = sh % 64;
+            for (uint32_t w = words; w-- > ws;) {
+                uint64_t v = sum[w - ws] << bs;
+                if (bs && w > ws) v |= sum[w - ws - 1] >> (64 - bs);
+                sum[w] |= v;
+            }
+            T->work += words;
+        }
+        int64_t room = cap - half;
+        ok = room >= 0 && room % unit == 0 && (sum[room / unit / 64] >> (room / unit % 64) & 1);
+    }
+    sba_free(T->a, sum);
+    return ok;
 }
 
 /* The set found (both sides): packs it and the rest apart. */
@@ -263,7 +329,10 @@ static int split(cutter *C)
             else hi[nh++] = C->it[i];
         }
         if (C->lowM) { /* band cut: both halves at the same bytes */
-            r = solve(T, lo, nl, C->cap, C->base, C->lowM);
+            if (!quarters_fill(T, lo, nl, C->cap, C->lowM) || !quarters_fill(T, hi, nh, C->cap, C->highM))
+                r = T->nomem ? SB_PACK_NOMEM : SB_PACK_NONE;
+            else
+                r = solve(T, lo, nl, C->cap, C->base, C->lowM);
             if (r == SB_PACK_PACKED) r = solve(T, hi, nh, C->cap, C->base, C->highM);
         } else {
             int64_t a = C->A / popcount(C->M);
@@ -329,7 +398,7 @@ static int search(sweep *W)
                 if (tail_ok(W)) {
                     int r = found(W);
                     if (r != SB_PACK_NONE) return r;
-                    if (++C->tries >= SEED_TRIES) return SB_PACK_NONE;
+                    if (++C->tries >= C->max_tries) return SB_PACK_NONE;
                 }
                 goto retreat;
             }
@@ -376,12 +445,13 @@ static int search(sweep *W)
 }
 
 /* Builds the sweep over the part's items that `side` selects (1: those
- * starting after section k; -1: those ending at k or before, mirrored). */
+ * starting after section k; -1: those ending at k or before, mirrored; 0:
+ * all of them, from the part's first section). */
 static bool build(sweep *W, cutter *C, sba_arena *ar, uint32_t k, int side, uint32_t k0, uint32_t k1)
 {
     uint32_t m = 0;
-    for (uint32_t i = 0; i < C->m; i++) m += side > 0 ? C->it[i].s0 > k : C->it[i].s1 <= k;
-    *W = (sweep){.C = C, .m = m, .k1 = side > 0 ? k1 - (k + 1) : k - k0};
+    for (uint32_t i = 0; i < C->m; i++) m += side > 0 ? C->it[i].s0 > k : side < 0 ? C->it[i].s1 <= k : 1;
+    *W = (sweep){.C = C, .m = m, .k1 = side > 0 ? k1 - (k + 1) : side < 0 ? k - k0 : k1 - k0};
     uint32_t span = W->k1 + 1;
     W->it = sba_arena_array(ar, m + 1, sizeof *W->it);
     W->orig = sba_arena_array(ar, m + 1, sizeof *W->orig);
@@ -398,6 +468,7 @@ static bool build(sweep *W, cutter *C, sba_arena *ar, uint32_t k, int side, uint
     W->elist = sba_arena_array(ar, m + 1, sizeof *W->elist);
     W->z = sba_arena_array(ar, m + 1, sizeof *W->z);
     W->gkey = sba_arena_array(ar, m + 1, sizeof *W->gkey);
+    W->whole = sba_arena_array(ar, m + 1, sizeof *W->whole);
     for (W->dead.cap = 1024; W->dead.cap < DEAD_SLOTS && W->dead.cap < 64 * m;) W->dead.cap *= 2;
     W->dead.slot = sba_arena_array(ar, W->dead.cap, sizeof *W->dead.slot);
     uint32_t *fill = sba_arena_array(ar, span + 1, sizeof *fill);
@@ -406,7 +477,8 @@ static bool build(sweep *W, cutter *C, sba_arena *ar, uint32_t k, int side, uint
     uint32_t *idx = W->orig;
     for (uint32_t i = 0, n = 0; i < C->m; i++) {
         st_item x = C->it[i];
-        if (side > 0 && x.s0 > k) x.s0 -= k + 1, x.s1 -= k + 1;
+        if (side == 0) x.s0 -= k0, x.s1 -= k0;
+        else if (side > 0 && x.s0 > k) x.s0 -= k + 1, x.s1 -= k + 1;
         else if (side < 0 && x.s1 <= k) {
             uint32_t s0 = k - x.s1;
             x.s1 = k - x.s0, x.s0 = s0;
@@ -430,6 +502,12 @@ static bool build(sweep *W, cutter *C, sba_arena *ar, uint32_t k, int side, uint
     sba_rng zr = {C->T->p->seed ^ ((uint64_t)k << 32) ^ (uint64_t)side};
     W->salt = sba_rng_next(&zr);
     for (uint32_t i = 0; i < m; i++) W->eoff[W->it[i].s1 + 1]++, W->z[i] = sba_rng_next(&zr);
+    /* a band cut's items over the whole part taking a half of it: in a
+     * half they go at the bottom (solve_part), so only their bytes matter */
+    if (side == 0 && C->lowM)
+        for (uint32_t i = 0; i < m; i++)
+            W->whole[i] = W->it[i].s0 == 0 && W->it[i].s1 == W->k1 &&
+                          popcount(C->T->p->nodes[W->it[i].id].qmask[0]) == popcount(C->lowM);
     for (uint32_t x = 0; x < span; x++) W->eoff[x + 1] += W->eoff[x];
     memcpy(fill, W->eoff, span * sizeof *fill);
     for (uint32_t i = 0; i < m; i++) W->elist[fill[W->it[i].s1]++] = i;
@@ -478,12 +556,27 @@ static int cut(strips *T, st_item *it, uint32_t m, int64_t cap, int64_t base, ui
         C.A = lowM ? band : 0;
         memset(C.in, 0, m);
         T->work += 2 * (uint64_t)(m + span);
-        C.steps = 0, C.tries = 0, C.limit = (uint64_t)SEED_WORK * m;
+        C.steps = 0, C.tries = 0, C.max_tries = SEED_TRIES, C.limit = (uint64_t)SEED_WORK * m;
         if (build(&after, &C, &sar, k, 1, k0, k1) && build(&before, &C, &sar, k, -1, k0, k1)) {
             after.then = &before;
             after.free0 = !lowM;
             r = search(&after);
         }
+        if (sar.failed) r = SB_PACK_NOMEM;
+        sba_arena_free(&sar);
+    }
+    /* A half with no cut in time (a node of it lives over the whole part)
+     * has no seed: its sweep starts at the part's first section, where its
+     * load is already the half's room. */
+    if (lowM && r == SB_PACK_NONE) {
+        sba_arena sar;
+        sba_arena_init(&sar, T->a);
+        sweep all;
+        C.A = band;
+        memset(C.in, 0, m);
+        T->work += (uint64_t)(m + span);
+        C.steps = 0, C.tries = 0, C.max_tries = START_TRIES, C.limit = (uint64_t)START_WORK * m;
+        if (build(&all, &C, &sar, k0, 0, k0, k1)) r = search(&all);
         if (sar.failed) r = SB_PACK_NOMEM;
         sba_arena_free(&sar);
     }
@@ -543,7 +636,7 @@ static int solve_part(strips *T, st_item *it, uint32_t m, int64_t cap, int64_t b
         }
         return solve(T, it + nfull, m - nfull, cap - (at - base), at, M);
     }
-    if (m > LEAF_NODES && no_slack(T, it, m, cap, M)) {
+    if (m > CUT_NODES && no_slack(T, it, m, cap, M)) {
         /* band cuts first: they halve the quarters; then strips */
         if (popcount(M) > 1) {
             uint8_t lowM = 0, highM;
