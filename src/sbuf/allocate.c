@@ -184,6 +184,7 @@ void sb_ctx_init(sb_ctx *c, bir_function *fn, const sba_target *t, const sba_all
     c->rule = o->strategy == SBA_STRATEGY_BEST_FIT ? SB_RULE_BEST_FIT : SB_RULE_LOWEST;
     c->search_left = sb_search_budget(o);
     c->repair_left = c->search_left / 16;
+    c->insert_left = c->search_left / 16;
     sba_arena_init(&c->ar, fn->module->arena->a);
     sba_arena_init(&c->keep, fn->module->arena->a);
 }
@@ -266,7 +267,7 @@ sba_status sb_allocate_function(sb_ctx *c)
          * rest held; then the failing parts anew; then, where that ran out,
          * the nodes still unplaced one at a time. */
         for (int pass = 0; pass < 3 && failed && c->lower_bound <= c->t->sbuf_bytes; pass++) {
-            if ((pass == 1 ? c->search_left : c->repair_left) == 0) continue;
+            if ((pass == 0 ? c->repair_left : pass == 1 ? c->search_left : c->insert_left) == 0) continue;
             t0 = sba_now();
             bool packed;
             sba_status sst = pass == 0 ? sb_search_repair(c, &packed)

@@ -105,6 +105,7 @@ typedef struct sb_ctx {
     uint32_t rule;            /* select's choice among free spots: SB_RULE_* */
     uint64_t search_left;     /* the exact packer's work budget left for this function */
     uint64_t repair_left;     /* and its repairs' (a sixteenth more, apart) */
+    uint64_t insert_left;     /* and its insertions' (another sixteenth) */
     int64_t lower_bound;      /* max over points of the per-quarter average demand */
     int64_t band_lb[SBA_BANDS];
     sba_error *err;

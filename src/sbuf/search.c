@@ -1352,7 +1352,8 @@ sba_status sb_search_repair(sb_ctx *c, bool *packed)
  * large-neighbourhood search that only ever adds: every node it places is
  * one less to spill. (Taking a smaller neighbour out to put a larger node in
  * lowered the unplaced area but spilled more nodes on the planted families
- * with holes, so it is not done.) It draws on the repair's allowance. */
+ * with holes, so it is not done.) It has an allowance of its own, apart
+ * from the repair's: the iterations after spill code live on the repair. */
 typedef struct insert_key {
     uint64_t area;
     uint32_t id;
@@ -1381,8 +1382,8 @@ sba_status sb_search_insert(sb_ctx *c, bool *packed)
     }
     if (!nf || nf > INSERT_MAX_FAILED) return SBA_OK;
     qsort(keys, nf, sizeof *keys, cmp_insert);
-    uint64_t budget = c->repair_left, saved = c->search_left;
-    c->search_left = budget; /* the runs draw on the repair's allowance */
+    uint64_t budget = c->insert_left, saved = c->search_left;
+    c->search_left = budget; /* the runs draw on the insertion's allowance */
     uint32_t left = nf, rounds = 0;
     int r = OUTCOME_BUDGET;
     for (uint32_t before = UINT32_MAX; left && left < before && c->search_left > 0 && r >= 0; rounds++) {
@@ -1397,7 +1398,7 @@ sba_status sb_search_insert(sb_ctx *c, bool *packed)
         left = keep;
     }
     uint64_t used = budget - c->search_left;
-    c->repair_left -= used;
+    c->insert_left -= used;
     c->search_left = saved;
     if (r < 0) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory in the exact packer");
     sb_log(c, "search: insertion put %u of %u unplaced nodes in, %u rounds (work %llu)", nf - left, nf, rounds,
