@@ -93,6 +93,14 @@ typedef struct strips {
 
 static int popcount(uint32_t x) { return __builtin_popcount(x); }
 
+/* A node's key in a set's hash (splitmix64's finalizer). */
+static uint64_t mix64(uint64_t x)
+{
+    x = (x ^ x >> 30) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ x >> 27) * 0x94D049BB133111EBull;
+    return x ^ x >> 31;
+}
+
 /* Whether option o of a node lies within the bands M. */
 static bool option_in(const sb_pack_node *nd, uint32_t o, uint8_t M) { return (nd->qmask[o] & ~M) == 0; }
 
@@ -171,6 +179,7 @@ typedef struct cutter {
     int64_t cap, base, A;
     uint8_t M, lowM, highM;
     uint8_t *in;          /* per item of the part: in the set found */
+    sba_keyset failed;    /* sets split without a packing, hashed: seeds find the same ones */
 } cutter;
 
 /* The sweep over one side of a seed: items sorted by start (mirrored in
@@ -314,6 +323,12 @@ static bool quarters_fill(strips *T, const st_item *it, uint32_t m, int64_t cap,
 static int split(cutter *C)
 {
     strips *T = C->T;
+    /* the same set is often found again from another seed: split once */
+    uint64_t key = C->lowM;
+    for (uint32_t i = 0; i < C->m; i++)
+        if (C->in[i]) key ^= mix64(C->it[i].id + 1);
+    T->work += C->m;
+    if (sba_keyset_has(&C->failed, key)) return SB_PACK_NONE;
     sba_arena ar;
     sba_arena_init(&ar, T->a);
     st_item *lo = sba_arena_array(&ar, C->m, sizeof *lo), *hi = sba_arena_array(&ar, C->m, sizeof *hi);
@@ -341,6 +356,7 @@ static int split(cutter *C)
         }
     }
     if (r == SB_PACK_BUDGET && T->work < budget) r = SB_PACK_NONE;
+    if (r == SB_PACK_NONE) sba_keyset_add(&C->failed, key);
     T->budget = budget;
     if (ar.failed) r = SB_PACK_NOMEM;
     sba_arena_free(&ar);
@@ -527,6 +543,8 @@ static int cut(strips *T, st_item *it, uint32_t m, int64_t cap, int64_t base, ui
     uint32_t span = k1 - k0 + 1, *seed = sba_arena_array(&ar, span, sizeof *seed), ns = 0;
     int64_t *wend = sba_arena_array(&ar, span, sizeof *wend);
     C.in = sba_arena_array(&ar, m, sizeof *C.in);
+    C.failed.cap = 4096;
+    C.failed.slot = sba_arena_array(&ar, C.failed.cap, sizeof *C.failed.slot);
     int r = SB_PACK_NOMEM;
     if (ar.failed) goto out;
     /* Seeds: a strip (or a half) with a cut in time between sections k and
