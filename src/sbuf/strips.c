@@ -41,11 +41,11 @@
  * seed: a band cut is also looked for by one sweep from the part's first
  * section. There the nodes over the whole part that take a half count by
  * their bytes only in the failed states (in a half they go to the bottom,
- * so which of them a half has does not matter, only their sum), and a set
- * is split only if, in every section, the quarter-height nodes of each
- * half can fill its two quarters to the byte around its half-height ones
- * (a subset sum): most sets of the right load fail that at once, so many
- * can be tried. Within the cuts a piece of more than CUT_NODES nodes is
+ * so which of them a half has does not matter, only their sum). Every set
+ * (strip or half) is split only if both sides can fill every quarter to the
+ * byte in every section, as far as subset sums of their full, half and
+ * quarter heights tell (fills): most sets of the right load fail that at
+ * once, so many can be tried. Within the cuts a piece of more than CUT_NODES nodes is
  * cut before it goes to a leaf: a half's quarters often cut again.
  *
  * Bounds. A seed's sweep has SEED_WORK steps per node and splits at most
@@ -73,7 +73,7 @@ enum {
     SEED_WORK = 64,      /* a seed's sweep: steps per node of the part */
     SEED_TRIES = 4,      /* sets of the right load split per seed */
     START_WORK = 2048,   /* a band cut's sweep from the part's start: steps per node */
-    START_TRIES = 256,   /* and the sets it splits (most fail quarters_fill at once) */
+    START_TRIES = 256,   /* and the sets it splits (most fail fills() at once) */
     SPLIT_WORK = 20000,  /* a split's sides: work per node of the part */
     LEAF_WORK = 200000,  /* a leaf: work per node */
     DEAD_SLOTS = 1 << 20,
@@ -273,15 +273,32 @@ static uint64_t entry_key(sweep *W, uint32_t g)
     return key ^ prev;
 }
 
-/* Whether the items, packed in the two quarters of the half M with no
- * slack, can fill each quarter in every section: the half-height ones take
- * both at one address, so in each section some of the quarter-height ones
- * must sum, to the byte, to the room they leave in one quarter (a subset
- * sum in alignment units). A cheap test of a band cut's side before its
- * search: most sets of the right load fail it. */
-static bool quarters_fill(strips *T, const st_item *it, uint32_t m, int64_t cap, uint8_t M)
+/* Adds the subset sums of one more item of `units` to the bitset. */
+static void add_sum(uint64_t *sum, uint32_t words, uint32_t units)
 {
-    if (popcount(M) != 2 || !m) return true;
+    uint32_t ws = units / 64, bs = units % 64;
+    for (uint32_t w = words; w-- > ws;) { /* from the top word down: reads what it has not yet written */
+        uint64_t v = sum[w - ws] << bs;
+        if (bs && w > ws) v |= sum[w - ws - 1] >> (64 - bs);
+        sum[w] |= v;
+    }
+}
+
+static bool has_sum(const uint64_t *sum, int64_t units) { return units >= 0 && (sum[units / 64] >> (units % 64) & 1); }
+
+/* Whether the items, a piece with no slack in the bands M, can fill every
+ * quarter of M to the byte in every section. In a section the items that
+ * take all of M leave the room R in each quarter; those that take a half
+ * of it go to one half or the other, hL and hH bytes; then the ones that
+ * take a quarter must fill R - hL in each quarter of one half and R - hH in
+ * each of the other. So some subset sum hL of the half items and the
+ * subset sums R - hL and R - hH of the quarter items must exist (subset
+ * sums in alignment units, as bitsets). A relaxation, so only a necessary
+ * test, but a cheap one that most wrong cuts fail at once. */
+static bool fills(strips *T, const st_item *it, uint32_t m, int64_t cap, uint8_t M)
+{
+    const int qs = popcount(M);
+    if (qs < 2 || !m) return true;
     const int64_t unit = T->p->align;
     const uint32_t bits = (uint32_t)(cap / unit) + 1, words = (bits + 63) / 64;
     uint32_t k0 = it[0].s0, k1 = it[0].s1;
@@ -289,33 +306,29 @@ static bool quarters_fill(strips *T, const st_item *it, uint32_t m, int64_t cap,
         if (it[i].s0 < k0) k0 = it[i].s0;
         if (it[i].s1 > k1) k1 = it[i].s1;
     }
-    uint64_t *sum = sba_malloc(T->a, (size_t)words * sizeof *sum);
-    if (!sum) return T->nomem = true, false;
+    uint64_t *hs = sba_malloc(T->a, 2 * (size_t)words * sizeof *hs), *qsum = hs + words;
+    if (!hs) return T->nomem = true, false;
     bool ok = true;
     for (uint32_t k = k0; k <= k1 && ok; k++) {
-        memset(sum, 0, (size_t)words * sizeof *sum);
-        sum[0] = 1;
-        int64_t half = 0;
+        memset(hs, 0, 2 * (size_t)words * sizeof *hs);
+        hs[0] = qsum[0] = 1;
+        int64_t whole = 0, halves = 0;
         for (uint32_t i = 0; i < m; i++) {
             if (it[i].s0 > k || it[i].s1 < k) continue;
             const sb_pack_node *nd = &T->p->nodes[it[i].id];
-            if (popcount(nd->qmask[0]) == 2) {
-                half += nd->size;
-                continue;
-            }
-            /* sum |= sum << size, from the top word down */
-            uint32_t sh = (uint32_t)(nd->size / unit), ws = sh / 64, bs = sh % 64;
-            for (uint32_t w = words; w-- > ws;) {
-                uint64_t v = sum[w - ws] << bs;
-                if (bs && w > ws) v |= sum[w - ws - 1] >> (64 - bs);
-                sum[w] |= v;
-            }
+            int q = popcount(nd->qmask[0]);
+            if (q >= qs) whole += nd->size;
+            else if (2 * q == qs) halves += nd->size, add_sum(hs, words, (uint32_t)(nd->size / unit));
+            else add_sum(qsum, words, (uint32_t)(nd->size / unit));
             T->work += words;
         }
-        int64_t room = cap - half;
-        ok = room >= 0 && room % unit == 0 && (sum[room / unit / 64] >> (room / unit % 64) & 1);
+        int64_t room = (cap - whole) / unit, h = halves / unit;
+        ok = false;
+        for (int64_t lo = 0; lo <= h && lo <= room && !ok; lo++)
+            ok = has_sum(hs, lo) && has_sum(qsum, room - lo) && room - (h - lo) >= 0 && has_sum(qsum, room - (h - lo));
+        T->work += (uint64_t)room;
     }
-    sba_free(T->a, sum);
+    sba_free(T->a, hs);
     return ok;
 }
 
@@ -344,14 +357,17 @@ static int split(cutter *C)
             else hi[nh++] = C->it[i];
         }
         if (C->lowM) { /* band cut: both halves at the same bytes */
-            if (!quarters_fill(T, lo, nl, C->cap, C->lowM) || !quarters_fill(T, hi, nh, C->cap, C->highM))
+            if (!fills(T, lo, nl, C->cap, C->lowM) || !fills(T, hi, nh, C->cap, C->highM))
                 r = T->nomem ? SB_PACK_NOMEM : SB_PACK_NONE;
             else
                 r = solve(T, lo, nl, C->cap, C->base, C->lowM);
             if (r == SB_PACK_PACKED) r = solve(T, hi, nh, C->cap, C->base, C->highM);
         } else {
             int64_t a = C->A / popcount(C->M);
-            r = solve(T, lo, nl, a, C->base, C->M);
+            if (!fills(T, lo, nl, a, C->M) || !fills(T, hi, nh, C->cap - a, C->M))
+                r = T->nomem ? SB_PACK_NOMEM : SB_PACK_NONE;
+            else
+                r = solve(T, lo, nl, a, C->base, C->M);
             if (r == SB_PACK_PACKED) r = solve(T, hi, nh, C->cap - a, C->base + a, C->M);
         }
     }
