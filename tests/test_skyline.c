@@ -291,6 +291,15 @@ Test(strips, cuts_bands_whose_halves_have_no_cut_in_time)
     planted_packs(5, "q:1,h:1,f:1", 800);
 }
 
+Test(strips, sweeps_long_parts_far_enough)
+{
+    /* a strip spans every section of a long part (the 2-D one: 2,000
+     * nodes over 788 sections), so a seed's sweep must get past hundreds of
+     * groups, which 64 steps per node did not allow */
+    planted_packs(3, "q:1,h:1,f:1", 2000);
+    planted_packs(2, "full", 2000);
+}
+
 Test(strips, leaves_a_problem_with_slack_to_the_whole_search)
 {
     static tiling t;

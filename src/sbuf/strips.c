@@ -70,7 +70,7 @@
 enum {
     LEAF_NODES = 40,     /* a part this small goes to skyline.c uncut */
     CUT_NODES = 16,      /* within the cuts, a piece larger than this is cut if it can be */
-    SEED_WORK = 64,      /* a seed's sweep: steps per node of the part */
+    SEED_WORK = 1024,    /* a seed's sweep: steps per node of the part */
     SEED_TRIES = 4,      /* sets of the right load split per seed */
     START_WORK = 2048,   /* a band cut's sweep from the part's start: steps per node */
     START_TRIES = 256,   /* and the sets it splits (most fail fills() at once) */
