@@ -48,8 +48,10 @@
  * once, so many can be tried. Within the cuts a piece of more than CUT_NODES nodes is
  * cut before it goes to a leaf: a half's quarters often cut again.
  *
- * Bounds. A seed's sweep has SEED_WORK steps per node and splits at most
- * SEED_TRIES sets (the sweep from the start START_WORK and START_TRIES); a split, whose sides may be wrong, SPLIT_WORK per node;
+ * Bounds. A seed's sweep has SEED_WORK steps per node and searches at most
+ * SEED_TRIES sets (the sweep from the start START_WORK and START_TRIES; a
+ * set rejected at once, by fills or as one that failed before, does not
+ * count); a split, whose sides may be wrong, SPLIT_WORK per node;
  * a leaf LEAF_WORK per node. Running out of those fails the seed, split or
  * leaf, not the whole; every step counts against the caller's budget.
  *
@@ -174,7 +176,8 @@ out:
 typedef struct cutter {
     strips *T;
     st_item *it;          /* the part */
-    uint32_t m, tries, max_tries;
+    uint32_t m, tries, max_tries; /* sets searched (not those rejected at once) */
+    bool rejected;                /* the last set found was rejected without a search */
     uint64_t steps, limit; /* this seed's search steps, and where it gives up */
     int64_t cap, base, A;
     uint8_t M, lowM, highM;
@@ -341,6 +344,7 @@ static int split(cutter *C)
     for (uint32_t i = 0; i < C->m; i++)
         if (C->in[i]) key ^= mix64(C->it[i].id + 1);
     T->work += C->m;
+    C->rejected = true;
     if (sba_keyset_has(&C->failed, key)) return SB_PACK_NONE;
     sba_arena ar;
     sba_arena_init(&ar, T->a);
@@ -360,14 +364,14 @@ static int split(cutter *C)
             if (!fills(T, lo, nl, C->cap, C->lowM) || !fills(T, hi, nh, C->cap, C->highM))
                 r = T->nomem ? SB_PACK_NOMEM : SB_PACK_NONE;
             else
-                r = solve(T, lo, nl, C->cap, C->base, C->lowM);
+                C->rejected = false, r = solve(T, lo, nl, C->cap, C->base, C->lowM);
             if (r == SB_PACK_PACKED) r = solve(T, hi, nh, C->cap, C->base, C->highM);
         } else {
             int64_t a = C->A / popcount(C->M);
             if (!fills(T, lo, nl, a, C->M) || !fills(T, hi, nh, C->cap - a, C->M))
                 r = T->nomem ? SB_PACK_NOMEM : SB_PACK_NONE;
             else
-                r = solve(T, lo, nl, a, C->base, C->M);
+                C->rejected = false, r = solve(T, lo, nl, a, C->base, C->M);
             if (r == SB_PACK_PACKED) r = solve(T, hi, nh, C->cap - a, C->base + a, C->M);
         }
     }
@@ -430,7 +434,7 @@ static int search(sweep *W)
                 if (tail_ok(W)) {
                     int r = found(W);
                     if (r != SB_PACK_NONE) return r;
-                    if (++C->tries >= C->max_tries) return SB_PACK_NONE;
+                    if (!C->rejected && ++C->tries >= C->max_tries) return SB_PACK_NONE;
                 }
                 goto retreat;
             }
