@@ -45,8 +45,9 @@
  * (strip or half) is split only if both sides can fill every quarter to the
  * byte in every section, as far as subset sums of their full, half and
  * quarter heights tell (fills): most sets of the right load fail that at
- * once, so many can be tried. Within the cuts a piece of more than CUT_NODES nodes is
- * cut before it goes to a leaf: a half's quarters often cut again.
+ * once, so many can be tried. Within the cuts a piece of more than
+ * CUT_NODES nodes is cut before it goes to a leaf: a half's quarters often
+ * cut again.
  *
  * Bounds. A seed's sweep has SEED_WORK steps per node and searches at most
  * SEED_TRIES sets (the sweep from the start START_WORK and START_TRIES; a
@@ -73,7 +74,7 @@ enum {
     LEAF_NODES = 40,     /* a part this small goes to skyline.c uncut */
     CUT_NODES = 16,      /* within the cuts, a piece larger than this is cut if it can be */
     SEED_WORK = 1024,    /* a seed's sweep: steps per node of the part */
-    SEED_TRIES = 4,      /* sets of the right load split per seed */
+    SEED_TRIES = 4,      /* sets of the right load searched per seed */
     START_WORK = 2048,   /* a band cut's sweep from the part's start: steps per node */
     START_TRIES = 256,   /* and the sets it splits (most fail fills() at once) */
     SPLIT_WORK = 20000,  /* a split's sides: work per node of the part */
@@ -261,13 +262,12 @@ static uint64_t entry_key(sweep *W, uint32_t g)
     uint64_t key = W->salt ^ (0x9E3779B97F4A7C15ull * (g + 1));
     if (!g) return key;
     uint64_t prev = W->gkey[g - 1] ^ W->salt ^ (0x9E3779B97F4A7C15ull * g);
-    for (uint32_t i = W->gstart[g - 1]; i < W->gend[g - 1]; i++)
-        if (W->take[i]) prev ^= W->z[i];
     /* items over the whole side in a half of the bands count by their
      * bytes only: the halves they leave are the same whichever they are */
     int64_t whole = 0;
     for (uint32_t i = W->gstart[g - 1]; i < W->gend[g - 1]; i++)
-        if (W->take[i] && W->whole[i]) prev ^= W->z[i], whole += W->it[i].w;
+        if (W->take[i] && W->whole[i]) whole += W->it[i].w;
+        else if (W->take[i]) prev ^= W->z[i];
     if (whole) prev ^= 0xD6E8FEB86659FD93ull * (uint64_t)whole;
     uint32_t kp = W->it[W->gstart[g - 1]].s0, kg = W->it[W->gstart[g]].s0;
     for (uint32_t y = W->eoff[kp]; y < W->eoff[kg]; y++)
@@ -328,7 +328,7 @@ static bool fills(strips *T, const st_item *it, uint32_t m, int64_t cap, uint8_t
         int64_t room = (cap - whole) / unit, h = halves / unit;
         ok = false;
         for (int64_t lo = 0; lo <= h && lo <= room && !ok; lo++)
-            ok = has_sum(hs, lo) && has_sum(qsum, room - lo) && room - (h - lo) >= 0 && has_sum(qsum, room - (h - lo));
+            ok = has_sum(hs, lo) && has_sum(qsum, room - lo) && has_sum(qsum, room - (h - lo));
         T->work += (uint64_t)room;
     }
     sba_free(T->a, hs);
