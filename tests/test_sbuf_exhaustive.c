@@ -413,8 +413,10 @@ static void check_module(const bir_module *m, const char *text)
 
 /* ---- the test ------------------------------------------------------------- */
 
+enum { SEARCH_INFEASIBLE = 2 }; /* sba_function_report.search_outcome: proved that nothing packs */
+
 typedef struct tally {
-    uint32_t spilled, errors, gap, gap_error, partnered, split, verified;
+    uint32_t spilled, errors, gap, gap_error, partnered, split, verified, proved;
 } tally;
 
 /* Allocates a fresh copy of the case with the exact packer's budget (1: the
@@ -432,6 +434,12 @@ static void allocate_case(const buf *text, uint32_t c, int packed, uint64_t budg
         t->gap_error += packed == 1;
     } else {
         const sba_function_report *fr = &r.fns[0];
+        /* a proof that nothing packs must be sound (where the search sees
+         * the function's own tensors: no partner group) */
+        if (fr->partner_groups == 0)
+            cr_assert(fr->search_outcome != SEARCH_INFEASIBLE || packed != 1,
+                      "case %u: the search proved no packing exists, yet the brute force found one\n%s", c, text->s);
+        t->proved += fr->search_outcome == SEARCH_INFEASIBLE;
         t->partnered += fr->partner_groups > 0;
         t->split += fr->split_clones > 0;
         if (fr->spilled) {
@@ -453,9 +461,9 @@ static void allocate_case(const buf *text, uint32_t c, int packed, uint64_t budg
 
 static void print_tally(const char *what, const tally *t)
 {
-    printf("sbuf exhaustive, %s: %u spilled, %u failed (SBA_ERR_ALLOC), %u verified; GAP: %u spilled and %u "
-           "failed although a packing exists\n",
-           what, t->spilled, t->errors, t->verified, t->gap, t->gap_error);
+    printf("sbuf exhaustive, %s: %u spilled, %u failed (SBA_ERR_ALLOC), %u verified, %u proved unpackable by the "
+           "search; GAP: %u spilled and %u failed although a packing exists\n",
+           what, t->spilled, t->errors, t->verified, t->proved, t->gap, t->gap_error);
 }
 
 Test(sbuf_exhaustive, small_functions_are_valid_and_none_spills_that_packs, .timeout = 300)

@@ -23,7 +23,10 @@
  *   - in address order (dfs_address, MiniMalloc's form): branch on every
  *     unplaced node and option where it lands, in order of (address, rank),
  *     never below the last placement, and never at or above the lowest top an
- *     unplaced node could reach (that node could take the room below).
+ *     unplaced node could reach (that node could take the room below). As in
+ *     MiniMalloc, where each node lands is kept up to date as nodes are
+ *     placed (a placement raises its neighbours' landings, undone on
+ *     backtrack), not recomputed over its sections at every search node.
  * A third run, the greedy skip, is the first with its floor raised straight
  * to the next landing: fast where a packing exists, it can only pack.
  * Pruning, in every search node: in each section, the unplaced bytes ×
@@ -61,6 +64,9 @@
 
 #define DEFAULT_BUDGET 4000000000ull
 #define REPAIR_BUDGET 150000000ull
+/* Up to this many pairs of nodes sharing a section, the address search
+ * lists them to keep landings up to date (8 bytes each). */
+#define NEIGHBOUR_PAIRS 4000000ull
 enum { MAX_OPTIONS = 4, OUTCOME_PACKED = 1, OUTCOME_INFEASIBLE = 2,
        OUTCOME_BUDGET = 3 };
 /* The searches: by lowest floor with the greedy skip (can only pack), by
@@ -125,6 +131,14 @@ typedef struct sx {
     struct ocand *ocands;  /* candidates, a stack of levels */
     uint32_t nocand, capocand;
     int64_t *minland;      /* per place, the lowest an unplaced node lands (see landings) */
+    uint32_t *by_start;    /* the nodes by first section; those starting at k from first_at[k] */
+    uint32_t *first_at;
+    struct ocand *lands;   /* landings' scratch: every unplaced node and option where it lands */
+    uint32_t *next;        /* landings' scratch: the next section not yet painted */
+    /* the address search's landings, kept as placements raise them */
+    bool inc;
+    int64_t *raw;          /* [i * MAX_OPTIONS + o]: the highest floor under node i, option o */
+    uint32_t *nbr_of, *nbr; /* the nodes sharing a section with i: nbr[nbr_of[i] .. nbr_of[i + 1]) */
     /* the time sweep */
     uint32_t *nstart;      /* per section: unplaced nodes starting there */
     struct sw_iv *ivs;     /* occupied intervals of the levels, a stack */
@@ -141,12 +155,17 @@ static int64_t land(sx *S, uint32_t i, uint32_t o)
 {
     const sx_node *nd = &S->nodes[i];
     int64_t off = 0;
-    S->work += (uint64_t)(nd->s1 - nd->s0 + 1) * (uint64_t)__builtin_popcount(nd->qmask[o]);
-    for (uint32_t q = 0; q < S->Q; q++) {
-        if (!(nd->qmask[o] & (1u << q))) continue;
-        const int64_t *f = &S->floor[(size_t)q * S->K];
-        for (uint32_t k = nd->s0; k <= nd->s1; k++)
-            if (f[k] > off) off = f[k];
+    if (S->inc) {
+        off = S->raw[(size_t)i * MAX_OPTIONS + o];
+        S->work++;
+    } else {
+        S->work += (uint64_t)(nd->s1 - nd->s0 + 1) * nd->weight; /* every option takes as many quarters */
+        for (uint32_t q = 0; q < S->Q; q++) {
+            if (!(nd->qmask[o] & (1u << q))) continue;
+            const int64_t *f = &S->floor[(size_t)q * S->K];
+            for (uint32_t k = nd->s0; k <= nd->s1; k++)
+                if (f[k] > off) off = f[k];
+        }
     }
     for (bool moved = S->nfixed > 0; moved;) {
         moved = false;
@@ -172,12 +191,38 @@ static bool set_floor(sx *S, uint32_t idx, int64_t v)
     return true;
 }
 
+/* Trail entries from Q × K on are kept landings (raw), below floors. */
 static void undo_to(sx *S, uint32_t mark)
 {
+    size_t places = (size_t)S->Q * S->K;
     while (S->ntrail > mark) {
         trail_entry *t = &S->trail[--S->ntrail];
-        S->floor[t->idx] = t->old;
+        if (t->idx < places) S->floor[t->idx] = t->old;
+        else S->raw[t->idx - places] = t->old;
     }
+}
+
+/* Raises the kept landings of the unplaced nodes that share a place with i,
+ * option o, to its top. */
+static bool raise_landings(sx *S, uint32_t i, uint32_t o, int64_t top)
+{
+    const sx_node *nd = &S->nodes[i];
+    uint32_t places = S->Q * S->K;
+    S->work += S->nbr_of[i + 1] - S->nbr_of[i];
+    for (uint32_t x = S->nbr_of[i]; x < S->nbr_of[i + 1]; x++) {
+        uint32_t j = S->nbr[x];
+        if (S->placed[j]) continue;
+        const sx_node *nj = &S->nodes[j];
+        for (uint32_t oj = 0; oj < nj->nopt; oj++) {
+            int64_t *r = &S->raw[(size_t)j * MAX_OPTIONS + oj];
+            if (*r >= top || !(nj->qmask[oj] & nd->qmask[o])) continue;
+            if (!sba_arena_grow(S->ar, (void **)&S->trail, &S->captrail, S->ntrail + 1, sizeof *S->trail))
+                return false;
+            S->trail[S->ntrail++] = (trail_entry){places + j * MAX_OPTIONS + oj, *r};
+            *r = top;
+        }
+    }
+    return true;
 }
 
 /* The bytes of place (q, k) from `from` up that nodes can still take: the
@@ -325,6 +370,7 @@ static bool put(sx *S, uint32_t i, uint32_t o, int64_t at)
         for (uint32_t k = nd->s0; k <= nd->s1; k++)
             if (!set_floor(S, q * S->K + k, at + nd->size)) return false;
     }
+    if (S->inc && !raise_landings(S, i, o, at + nd->size)) return false;
     mark_placed(S, i, true);
     S->off[i] = at;
     S->opt[i] = o;
@@ -393,46 +439,95 @@ static bool section_ok_from(const sx *S, uint32_t k, int64_t at)
     return section_fits(S, k, e);
 }
 
+static int cmp_landing(const void *a, const void *b)
+{
+    const ocand *x = a, *y = b;
+    return x->at < y->at ? -1 : x->at > y->at;
+}
+
+/* The first section from k on whose lowest landing is not yet painted. */
+static uint32_t unpainted(uint32_t *next, uint32_t k)
+{
+    uint32_t r = k;
+    while (next[r] != r) r = next[r];
+    while (next[k] != r) {
+        uint32_t up = next[k];
+        next[k] = r;
+        k = up;
+    }
+    return r;
+}
+
 /* Where every unplaced node of [ka, kb] lands. A place stays empty below the
  * lowest landing of the nodes that could use it, so each section's room
  * starts there, or at `from` when that is higher (MiniMalloc's unallocated
- * floor). With `collect`, pushes the canonical candidates of the address
- * search and gives the lowest top a node could reach. 1 when every section
- * still has room, 0 when one has not (or a node fits nowhere), -1 out of
- * memory or budget. */
+ * floor). Where the nodes' spans are long, the lowest landings are painted
+ * in order of landing, each section once, so this costs the sort of the
+ * landings rather than the spans; short spans are lowered directly. With `collect`, pushes the canonical candidates of the address search and
+ * gives the lowest top a node could reach. 1 when every section still has
+ * room, 0 when one has not (or a node fits nowhere), -1 out of memory or
+ * budget. */
 static int landings(sx *S, uint32_t ka, uint32_t kb, int64_t from, bool collect, int64_t *min_top)
 {
-    for (uint32_t q = 0; q < S->Q; q++)
-        for (uint32_t k = ka; k <= kb; k++) S->minland[(size_t)q * S->K + k] = S->cap;
-    for (uint32_t k = ka; k <= kb; k++)
-        for (uint32_t x = 0; x < S->ncover[k]; x++) {
-            uint32_t j = S->cover[k][x];
-            const sx_node *nd = &S->nodes[j];
-            if (S->placed[j] || nd->s0 != k) continue;
-            int64_t lowest = S->cap + 1;
-            for (uint32_t o = 0; o < nd->nopt; o++) {
-                int64_t at = land(S, j, o);
-                if (at > S->cap) continue;
-                if (at < lowest) lowest = at;
-                for (uint32_t q = 0; q < S->Q; q++) {
-                    if (!(nd->qmask[o] & (1u << q))) continue;
-                    int64_t *ml = &S->minland[(size_t)q * S->K];
-                    for (uint32_t kk = nd->s0; kk <= nd->s1; kk++)
-                        if (at < ml[kk]) ml[kk] = at;
-                }
-                if (!collect || at < S->last || (at == S->last && j < S->lastnode)) continue;
-                if (!sba_arena_grow(S->ar, (void **)&S->ocands, &S->capocand, S->nocand + 1,
-                                    sizeof *S->ocands))
-                    return -1;
+    uint32_t nl = 0, lo = S->first_at[ka], hi = S->first_at[kb + 1];
+    uint64_t spans = 0;
+    if (collect && !sba_arena_grow(S->ar, (void **)&S->ocands, &S->capocand,
+                                   S->nocand + (hi - lo) * MAX_OPTIONS + 1, sizeof *S->ocands))
+        return -1;
+    for (uint32_t x = lo; x < hi; x++) {
+        uint32_t j = S->by_start[x];
+        if (S->placed[j]) continue;
+        const sx_node *nd = &S->nodes[j];
+        int64_t lowest = S->cap + 1;
+        for (uint32_t o = 0; o < nd->nopt; o++) {
+            int64_t at = land(S, j, o);
+            if (at > S->cap) continue;
+            if (at < lowest) lowest = at;
+            S->lands[nl++] = (ocand){at, j, o};
+            spans += nd->s1 - nd->s0 + 1;
+            if (collect && (at > S->last || (at == S->last && j >= S->lastnode)))
                 S->ocands[S->nocand++] = (ocand){at, j, o};
-            }
-            if (lowest > S->cap) return 0; /* j fits nowhere any more */
-            if (collect && lowest + nd->size < *min_top) *min_top = lowest + nd->size;
         }
+        if (lowest > S->cap) return 0; /* j fits nowhere any more */
+        if (collect && lowest + nd->size < *min_top) *min_top = lowest + nd->size;
+    }
     S->work += (uint64_t)(kb - ka + 1) * S->Q;
     if (S->exhausted || S->work > S->budget) {
         S->exhausted = true;
         return -1;
+    }
+    for (uint32_t q = 0; q < S->Q; q++)
+        for (uint32_t k = ka; k <= kb; k++) S->minland[(size_t)q * S->K + k] = S->cap;
+    uint32_t lg = 1;
+    while ((1u << lg) < nl) lg++;
+    bool direct = spans <= (uint64_t)nl * lg * 4;
+    S->work += direct ? spans : (uint64_t)nl * lg;
+    if (direct) {
+        /* short spans: each landing lowers its sections directly */
+        for (uint32_t x = 0; x < nl; x++) {
+            const sx_node *nd = &S->nodes[S->lands[x].node];
+            for (uint32_t q = 0; q < S->Q; q++) {
+                if (!(nd->qmask[S->lands[x].opt] & (1u << q))) continue;
+                int64_t *ml = &S->minland[(size_t)q * S->K], at = S->lands[x].at;
+                for (uint32_t k = nd->s0; k <= nd->s1; k++)
+                    if (at < ml[k]) ml[k] = at;
+            }
+        }
+    } else {
+        /* long ones: painted in order of landing, each section once */
+        qsort(S->lands, nl, sizeof *S->lands, cmp_landing);
+        for (uint32_t q = 0; q < S->Q; q++) {
+            int64_t *ml = &S->minland[(size_t)q * S->K];
+            for (uint32_t k = ka; k <= kb + 1; k++) S->next[k] = k;
+            for (uint32_t x = 0; x < nl; x++) {
+                const sx_node *nd = &S->nodes[S->lands[x].node];
+                if (!(nd->qmask[S->lands[x].opt] & (1u << q))) continue;
+                for (uint32_t k = unpainted(S->next, nd->s0); k <= nd->s1; k = unpainted(S->next, k + 1)) {
+                    ml[k] = S->lands[x].at;
+                    S->next[k] = k + 1;
+                }
+            }
+        }
     }
     for (uint32_t k = ka; k <= kb; k++) {
         if (!S->ucount[k]) continue;
@@ -462,6 +557,11 @@ static int dfs_address(sx *S, uint32_t ka, uint32_t kb)
         return r;
     }
     S->work += (uint64_t)(kb - ka + 1) * S->Q;
+    /* only those below the lowest top are tried (dominance, below) */
+    uint32_t keep = base;
+    for (uint32_t x = base; x < S->nocand; x++)
+        if (S->ocands[x].at < min_top) S->ocands[keep++] = S->ocands[x];
+    S->nocand = keep;
     qsort(S->ocands + base, S->nocand - base, sizeof *S->ocands, cmp_ocand);
     r = 0;
     for (uint32_t x = base; x < S->nocand && r == 0; x++) {
@@ -1008,6 +1108,45 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
     }
     for (uint32_t i = 0; i < nn; i++)
         for (uint32_t k = S.nodes[i].s0; k <= S.nodes[i].s1; k++) S.cover[k][S.ncover[k]++] = i;
+    /* the nodes by first section (counting sort: by rank among equals) */
+    S.by_start = sba_arena_array(ar, (size_t)nn + 1, sizeof *S.by_start);
+    S.first_at = sba_arena_array(ar, (size_t)S.K + 2, sizeof *S.first_at);
+    S.next = sba_arena_array(ar, (size_t)S.K + 2, sizeof *S.next);
+    S.lands = sba_arena_array(ar, (size_t)nn * MAX_OPTIONS + 1, sizeof *S.lands);
+    if (!S.by_start || !S.first_at || !S.next || !S.lands) return -1;
+    for (uint32_t i = 0; i < nn; i++) S.first_at[S.nodes[i].s0 + 1]++;
+    for (uint32_t k = 0; k < S.K; k++) S.first_at[k + 1] += S.first_at[k];
+    for (uint32_t i = 0; i < nn; i++) S.by_start[S.first_at[S.nodes[i].s0]++] = i;
+    for (uint32_t k = S.K; k > 0; k--) S.first_at[k] = S.first_at[k - 1];
+    S.first_at[0] = 0;
+    /* the address search keeps every node's landings up to date as nodes
+     * are placed (as MiniMalloc keeps minimum offsets), where the pairs of
+     * nodes that share a section are not too many to list */
+    if (kind == KIND_ADDRESS) {
+        uint64_t pairs = 0;
+        for (uint32_t i = 0; i < nn; i++) pairs += S.first_at[S.nodes[i].s1 + 1] - S.first_at[S.nodes[i].s0];
+        if (pairs <= NEIGHBOUR_PAIRS) {
+            S.nbr_of = sba_arena_array(ar, (size_t)nn + 2, sizeof *S.nbr_of);
+            S.nbr = sba_arena_array(ar, (size_t)2 * pairs + 1, sizeof *S.nbr);
+            S.raw = sba_arena_array(ar, (size_t)nn * MAX_OPTIONS + 1, sizeof *S.raw);
+            if (!S.nbr_of || !S.nbr || !S.raw) return -1;
+            /* i meets j when one starts within the other's sections */
+            for (uint32_t i = 0; i < nn; i++)
+                for (uint32_t x = S.first_at[S.nodes[i].s0]; x < S.first_at[S.nodes[i].s1 + 1]; x++) {
+                    uint32_t j = S.by_start[x];
+                    if (j == i || (S.nodes[j].s0 == S.nodes[i].s0 && j < i)) continue;
+                    S.nbr_of[i + 2]++, S.nbr_of[j + 2]++;
+                }
+            for (uint32_t i = 0; i < nn; i++) S.nbr_of[i + 2] += S.nbr_of[i + 1];
+            for (uint32_t i = 0; i < nn; i++)
+                for (uint32_t x = S.first_at[S.nodes[i].s0]; x < S.first_at[S.nodes[i].s1 + 1]; x++) {
+                    uint32_t j = S.by_start[x];
+                    if (j == i || (S.nodes[j].s0 == S.nodes[i].s0 && j < i)) continue;
+                    S.nbr[S.nbr_of[i + 1]++] = j, S.nbr[S.nbr_of[j + 1]++] = i;
+                }
+            S.inc = true;
+        }
+    }
     S.fcover = sba_arena_array(ar, (size_t)S.K + 1, sizeof *S.fcover);
     S.nfcover = sba_arena_array(ar, (size_t)S.K + 1, sizeof *S.nfcover);
     if (!S.fcover || !S.nfcover) return -1;
