@@ -88,7 +88,10 @@ typedef struct sx_node {
  * option (it must take those quarters), either half, or anything else (only
  * in the total). */
 enum { DEMAND_FREE = 0, DEMAND_ONE = 1, DEMAND_HALVES = 2 };
-enum { MASKS = 16 };
+enum { MASKS = 16, NSETS = 8 };
+/* The quarter sets the per-band bounds check: each quarter, each half, the
+ * lower three, all four. */
+static const uint8_t SETS[NSETS] = {1, 2, 4, 8, 3, 12, 7, 15};
 
 typedef sb_pack_fixed sx_fixed;
 
@@ -109,7 +112,7 @@ typedef struct sx {
     uint32_t K, Q;         /* sections, quarters searched (1 when every rectangle includes quarter 0) */
     int64_t *floor;        /* [q * K + k] */
     int64_t *rem;          /* per section: unplaced bytes × quarters */
-    int64_t *dmask;        /* [k * MASKS + m]: unplaced bytes of one-option nodes of quarters m */
+    int64_t *dset;         /* [k * NSETS + x]: unplaced bytes of one-option nodes taking every quarter of SETS[x] */
     int64_t *dhalf;        /* per section: unplaced bytes of nodes that take either half */
     uint32_t **cover;      /* per section: nodes covering it */
     uint32_t *ncover;
@@ -251,28 +254,29 @@ static int64_t room_at(const sx *S, uint32_t q, uint32_t k, int64_t from)
  * fit above the highest. */
 static bool section_fits(const sx *S, uint32_t k, const int64_t *e)
 {
+    bool clear = S->nfcover[k] == 0; /* no fixed rectangle: the room is all above e */
     int64_t room = 0;
-    for (uint32_t q = 0; q < S->Q; q++) room += room_at(S, q, k, e[q]);
+    for (uint32_t q = 0; q < S->Q; q++) room += clear ? S->cap - e[q] : room_at(S, q, k, e[q]);
     if (S->rem[k] > room) return false;
     if (S->Q == 1) return true;
-    static const uint8_t sets[] = {1, 2, 4, 8, 3, 12, 7, 15};
     int64_t bound[MASKS] = {0};
-    const int64_t *dm = &S->dmask[(size_t)k * MASKS];
-    for (uint32_t x = 0; x < sizeof sets; x++) {
-        uint32_t T = sets[x];
-        int64_t d = 0;
-        for (uint32_t m = 1; m < MASKS; m++)
-            if ((m & T) == T) d += dm[m];
+    const int64_t *ds = &S->dset[(size_t)k * NSETS];
+    for (uint32_t x = 0; x < NSETS; x++) {
+        uint32_t T = SETS[x];
         int64_t top = 0, r = INT64_MAX;
         for (uint32_t q = 0; q < SBA_BANDS; q++)
             if ((T & (1u << q)) && e[q] > top) top = e[q];
-        for (uint32_t q = 0; q < SBA_BANDS; q++)
-            if (T & (1u << q)) {
-                int64_t rq = room_at(S, q, k, top);
-                if (rq < r) r = rq;
-            }
-        if (d > r) return false;
-        bound[T] = r - d;
+        if (clear) {
+            r = S->cap - top;
+        } else {
+            for (uint32_t q = 0; q < SBA_BANDS; q++)
+                if (T & (1u << q)) {
+                    int64_t rq = room_at(S, q, k, top);
+                    if (rq < r) r = rq;
+                }
+        }
+        if (ds[x] > r) return false;
+        bound[T] = r - ds[x];
     }
     return S->dhalf[k] <= bound[3] + bound[12];
 }
@@ -294,15 +298,25 @@ static bool section_ok(const sx *S, uint32_t k)
     return section_fits(S, k, e);
 }
 
+/* Adds (sign 1) or takes away (-1) node nd's demand in section k. */
+static void add_demand(sx *S, const sx_node *nd, uint32_t k, int64_t sign)
+{
+    S->rem[k] += sign * nd->size * nd->weight;
+    if (nd->kind == DEMAND_ONE) {
+        for (uint32_t x = 0; x < NSETS; x++)
+            if ((nd->qmask[0] & SETS[x]) == SETS[x]) S->dset[(size_t)k * NSETS + x] += sign * nd->size;
+    } else if (nd->kind == DEMAND_HALVES) {
+        S->dhalf[k] += sign * nd->size;
+    }
+}
+
 static void mark_placed(sx *S, uint32_t i, bool placed)
 {
     const sx_node *nd = &S->nodes[i];
     S->placed[i] = placed;
     S->nleft += placed ? -1u : 1u;
     for (uint32_t k = nd->s0; k <= nd->s1; k++) {
-        S->rem[k] += placed ? -(int64_t)(nd->size * nd->weight) : (int64_t)(nd->size * nd->weight);
-        if (nd->kind == DEMAND_ONE) S->dmask[(size_t)k * MASKS + nd->qmask[0]] += placed ? -nd->size : nd->size;
-        else if (nd->kind == DEMAND_HALVES) S->dhalf[k] += placed ? -nd->size : nd->size;
+        add_demand(S, nd, k, placed ? -1 : 1);
         S->ucount[k] += placed ? -1u : 1u;
         if (k < nd->s1) S->cross[k] += placed ? -1u : 1u;
     }
@@ -431,6 +445,17 @@ static int cmp_ocand(const void *a, const void *b)
 }
 
 /* The room above max(floor, at) still holds section k's unplaced demand. */
+/* The same, on the total (bytes × quarters) only. */
+static bool total_ok_from(const sx *S, uint32_t k, int64_t at)
+{
+    int64_t room = 0;
+    for (uint32_t q = 0; q < S->Q; q++) {
+        int64_t f = S->floor[(size_t)q * S->K + k];
+        room += room_at(S, q, k, f > at ? f : at);
+    }
+    return S->rem[k] <= room;
+}
+
 static bool section_ok_from(const sx *S, uint32_t k, int64_t at)
 {
     if (S->Q == 1) return S->rem[k] <= room_at(S, 0, k, S->floor[k] > at ? S->floor[k] : at);
@@ -572,9 +597,12 @@ static int dfs_address(sx *S, uint32_t ka, uint32_t kb)
             r = -1;
             break;
         }
+        /* the sections it covers in full; the others' total only, as the
+         * search below checks them in full with the landings */
         bool ok = true;
+        const sx_node *nd = &S->nodes[oc.node];
         for (uint32_t k = ka; k <= kb && ok; k++)
-            if (S->ucount[k]) ok = section_ok_from(S, k, oc.at);
+            if (S->ucount[k]) ok = nd->s0 <= k && k <= nd->s1 ? section_ok_from(S, k, oc.at) : total_ok_from(S, k, oc.at);
         S->work += (uint64_t)(kb - ka + 1) * S->Q;
         if (ok) {
             int64_t last = S->last;
@@ -1079,7 +1107,7 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
     S.nleft = nn;
     S.floor = sba_arena_array(ar, (size_t)S.Q * S.K + 1, sizeof *S.floor);
     S.rem = sba_arena_array(ar, (size_t)S.K + 1, sizeof *S.rem);
-    S.dmask = sba_arena_array(ar, (size_t)S.K * MASKS + 1, sizeof *S.dmask);
+    S.dset = sba_arena_array(ar, (size_t)S.K * NSETS + 1, sizeof *S.dset);
     S.dhalf = sba_arena_array(ar, (size_t)S.K + 1, sizeof *S.dhalf);
     S.ncover = sba_arena_array(ar, (size_t)S.K + 1, sizeof *S.ncover);
     S.ucount = sba_arena_array(ar, (size_t)S.K + 1, sizeof *S.ucount);
@@ -1090,13 +1118,11 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
     S.placed = sba_arena_array(ar, (size_t)nn + 1, sizeof *S.placed);
     S.off = sba_arena_array(ar, (size_t)nn + 1, sizeof *S.off);
     S.opt = sba_arena_array(ar, (size_t)nn + 1, sizeof *S.opt);
-    if (!S.floor || !S.rem || !S.dmask || !S.dhalf || !S.ncover || !S.ucount || !S.cross || !S.minland || !S.pstack || !S.cover || !S.placed || !S.off || !S.opt) return -1;
+    if (!S.floor || !S.rem || !S.dset || !S.dhalf || !S.ncover || !S.ucount || !S.cross || !S.minland || !S.pstack || !S.cover || !S.placed || !S.off || !S.opt) return -1;
     for (uint32_t i = 0; i < nn; i++) {
         for (uint32_t k = S.nodes[i].s0; k <= S.nodes[i].s1; k++) {
             S.ncover[k]++;
-            S.rem[k] += S.nodes[i].size * S.nodes[i].weight;
-            if (S.nodes[i].kind == DEMAND_ONE) S.dmask[(size_t)k * MASKS + S.nodes[i].qmask[0]] += S.nodes[i].size;
-            else if (S.nodes[i].kind == DEMAND_HALVES) S.dhalf[k] += S.nodes[i].size;
+            add_demand(&S, &S.nodes[i], k, 1);
             if (k < S.nodes[i].s1) S.cross[k]++;
         }
     }
