@@ -53,8 +53,11 @@
  * SEED_TRIES sets (the sweep from the start START_WORK and START_TRIES; a
  * set rejected at once, by fills or as one that failed before, does not
  * count); a split, whose sides may be wrong, SPLIT_WORK per node;
- * a leaf LEAF_WORK per node. Running out of those fails the seed, split or
- * leaf, not the whole; every step counts against the caller's budget.
+ * a leaf LEAF_WORK per node, but LEAF_UNCUT_WORK where a piece of more
+ * than CUT_NODES nodes had no cut (most often a wrong set of the right
+ * load). Running out of those fails the seed, split or leaf, not the
+ * whole; every step counts against the caller's budget. A piece that
+ * failed is not searched again (a cache of FAILED_PIECES slots).
  *
  * The search misses packings no cut splits (a pinwheel) and cuts it does
  * not look for; the caller then runs skyline.c on the whole part. It only
@@ -79,7 +82,9 @@ enum {
     START_TRIES = 256,   /* and the sets it splits (most fail fills() at once) */
     SPLIT_WORK = 20000,  /* a split's sides: work per node of the part */
     LEAF_WORK = 200000,  /* a leaf: work per node */
+    LEAF_UNCUT_WORK = 2000, /* a leaf of more than CUT_NODES nodes in which no cut was found */
     DEAD_SLOTS = 1 << 20,
+    FAILED_PIECES = 1 << 14, /* slots of the cache of pieces that did not pack */
 };
 
 typedef struct st_item {
@@ -92,6 +97,7 @@ typedef struct strips {
     const sba_allocator *a;
     uint64_t budget, work, visited;
     bool nomem;
+    sba_keyset failed;    /* pieces (set, room, bands) that did not pack, hashed */
 } strips;
 
 static int popcount(uint32_t x) { return __builtin_popcount(x); }
@@ -128,7 +134,7 @@ static int solve(strips *T, st_item *it, uint32_t m, int64_t cap, int64_t base, 
 
 /* Packs the items with skyline.c at [base, base + cap) in the bands M; the
  * other quarters are held by fixed rectangles over the items' sections. */
-static int leaf(strips *T, const st_item *it, uint32_t m, int64_t cap, uint8_t M)
+static int leaf(strips *T, const st_item *it, uint32_t m, int64_t cap, uint8_t M, uint64_t per_node)
 {
     const sb_pack_problem *p = T->p;
     sba_arena ar;
@@ -156,7 +162,7 @@ static int leaf(strips *T, const st_item *it, uint32_t m, int64_t cap, uint8_t M
     sb_pack_problem sub = {.K = k1 - k0 + 1, .Q = p->Q, .n = m, .nfixed = (M & all) != all, .nodes = pn, .fixed = fx,
                            .cap = cap, .align = p->align, .seed = p->seed ^ ((uint64_t)it[0].id << 20 ^ m),
                            .off = off, .opt = opt};
-    uint64_t left = T->work < T->budget ? T->budget - T->work : 0, most = (uint64_t)LEAF_WORK * m, work = 0, visited = 0;
+    uint64_t left = T->work < T->budget ? T->budget - T->work : 0, most = per_node * m, work = 0, visited = 0;
     r = sb_skyline_pack(&sub, &ar, left < most ? left : most, &work, &visited);
     T->work += work, T->visited += visited;
     if (r == SB_PACK_BUDGET && T->work < T->budget) r = SB_PACK_NONE; /* the leaf's share, not the whole */
@@ -644,8 +650,23 @@ static bool no_slack(strips *T, const st_item *it, uint32_t m, int64_t cap, uint
     return ok;
 }
 
-/* Packs one part (no item crosses out of it) at [base, base + cap), bands M. */
+static int solve_piece(strips *T, st_item *it, uint32_t m, int64_t cap, int64_t base, uint8_t M);
+
+/* Packs one part (no item crosses out of it) at [base, base + cap), bands M.
+ * Wrong strips of different sets often hold the same wrong piece: a piece
+ * (its items, room and bands) that failed once fails at once after. */
 static int solve_part(strips *T, st_item *it, uint32_t m, int64_t cap, int64_t base, uint8_t M)
+{
+    uint64_t key = mix64((uint64_t)cap << 4 | M);
+    for (uint32_t i = 0; i < m; i++) key ^= mix64(it[i].id + 1);
+    if (m > CUT_NODES && sba_keyset_has(&T->failed, key)) return SB_PACK_NONE;
+    int r = solve_piece(T, it, m, cap, base, M);
+    if (m > CUT_NODES && r == SB_PACK_NONE) sba_keyset_add(&T->failed, key);
+    return r;
+}
+
+/* solve_part, without the cache. */
+static int solve_piece(strips *T, st_item *it, uint32_t m, int64_t cap, int64_t base, uint8_t M)
 {
     int r = SB_PACK_NONE;
     /* A node live over the whole part in every quarter of its bands can go
@@ -674,6 +695,7 @@ static int solve_part(strips *T, st_item *it, uint32_t m, int64_t cap, int64_t b
         }
         return solve(T, it + nfull, m - nfull, cap - (at - base), at, M);
     }
+    bool uncut = false;
     if (m > CUT_NODES && no_slack(T, it, m, cap, M)) {
         /* band cuts first: they halve the quarters; then strips */
         if (popcount(M) > 1) {
@@ -685,10 +707,13 @@ static int solve_part(strips *T, st_item *it, uint32_t m, int64_t cap, int64_t b
         }
         if (r == SB_PACK_NONE) r = cut(T, it, m, cap, base, M, 0, 0);
         if (r != SB_PACK_NONE) return r;
+        uncut = true;
     }
     if (T->nomem) return SB_PACK_NOMEM;
     if (m > LEAF_NODES * 8) return SB_PACK_NONE; /* too large for a leaf; the caller's run takes it */
-    r = leaf(T, it, m, cap, M);
+    /* a piece with no slack and no cut found is most often a wrong set of
+     * the right load: its leaf gets little */
+    r = leaf(T, it, m, cap, M, uncut ? LEAF_UNCUT_WORK : LEAF_WORK);
     if (r == SB_PACK_PACKED)
         for (uint32_t j = 0; j < m; j++) T->p->off[it[j].id] += base;
     return r;
@@ -721,11 +746,17 @@ static int solve(strips *T, st_item *it, uint32_t m, int64_t cap, int64_t base, 
 int sb_strips_pack(const sb_pack_problem *p, const sba_allocator *a, uint64_t budget, uint64_t *work,
                    uint64_t *visited)
 {
-    strips T = {.p = p, .a = a, .budget = budget};
+    strips T = {.p = p, .a = a, .budget = budget, .failed = {.cap = FAILED_PIECES}};
     *work = *visited = 0;
     if (p->nfixed || !p->n || (p->Q != 1 && p->Q != 4)) return SB_PACK_NONE;
     st_item *it = sba_malloc(a, (size_t)p->n * sizeof *it);
-    if (!it) return SB_PACK_NOMEM;
+    T.failed.slot = sba_malloc(a, (size_t)FAILED_PIECES * sizeof *T.failed.slot);
+    if (!it || !T.failed.slot) {
+        sba_free(a, it);
+        sba_free(a, T.failed.slot);
+        return SB_PACK_NOMEM;
+    }
+    memset(T.failed.slot, 0, (size_t)FAILED_PIECES * sizeof *T.failed.slot);
     bool even = true;
     for (uint32_t i = 0; i < p->n && even; i++) {
         const sb_pack_node *nd = &p->nodes[i];
@@ -742,6 +773,7 @@ int sb_strips_pack(const sb_pack_problem *p, const sba_allocator *a, uint64_t bu
         if (no_slack(&T, it, p->n, cap, M)) r = solve(&T, it, p->n, cap, 0, M);
     }
     sba_free(a, it);
+    sba_free(a, T.failed.slot);
     if (T.nomem) r = SB_PACK_NOMEM;
     *work = T.work, *visited = T.visited;
     return r;
