@@ -206,8 +206,8 @@ static void undo_to(sx *S, uint32_t mark)
 }
 
 /* Raises the kept landings of the unplaced nodes that share a place with i,
- * option o, to its top. */
-static bool raise_landings(sx *S, uint32_t i, uint32_t o, int64_t top)
+ * option o, to its top (the trail has room: see put). */
+static void raise_landings(sx *S, uint32_t i, uint32_t o, int64_t top)
 {
     const sx_node *nd = &S->nodes[i];
     uint32_t places = S->Q * S->K;
@@ -219,13 +219,10 @@ static bool raise_landings(sx *S, uint32_t i, uint32_t o, int64_t top)
         for (uint32_t oj = 0; oj < nj->nopt; oj++) {
             int64_t *r = &S->raw[(size_t)j * MAX_OPTIONS + oj];
             if (*r >= top || !(nj->qmask[oj] & nd->qmask[o])) continue;
-            if (!sba_arena_grow(S->ar, (void **)&S->trail, &S->captrail, S->ntrail + 1, sizeof *S->trail))
-                return false;
             S->trail[S->ntrail++] = (trail_entry){places + j * MAX_OPTIONS + oj, *r};
             *r = top;
         }
     }
-    return true;
 }
 
 /* The bytes of place (q, k) from `from` up that nodes can still take: the
@@ -379,12 +376,18 @@ static bool tick(sx *S)
 static bool put(sx *S, uint32_t i, uint32_t o, int64_t at)
 {
     const sx_node *nd = &S->nodes[i];
+    /* room on the trail for every floor it raises and landing it lifts */
+    uint32_t most = (nd->s1 - nd->s0 + 1) * nd->weight + (S->inc ? (S->nbr_of[i + 1] - S->nbr_of[i]) * MAX_OPTIONS : 0);
+    if (!sba_arena_grow(S->ar, (void **)&S->trail, &S->captrail, S->ntrail + most, sizeof *S->trail)) return false;
     for (uint32_t q = 0; q < S->Q; q++) {
         if (!(nd->qmask[o] & (1u << q))) continue;
-        for (uint32_t k = nd->s0; k <= nd->s1; k++)
-            if (!set_floor(S, q * S->K + k, at + nd->size)) return false;
+        for (uint32_t k = nd->s0; k <= nd->s1; k++) {
+            size_t idx = (size_t)q * S->K + k;
+            S->trail[S->ntrail++] = (trail_entry){(uint32_t)idx, S->floor[idx]};
+            S->floor[idx] = at + nd->size;
+        }
     }
-    if (S->inc && !raise_landings(S, i, o, at + nd->size)) return false;
+    if (S->inc) raise_landings(S, i, o, at + nd->size);
     mark_placed(S, i, true);
     S->off[i] = at;
     S->opt[i] = o;
