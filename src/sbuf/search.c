@@ -377,7 +377,8 @@ static bool put(sx *S, uint32_t i, uint32_t o, int64_t at)
 {
     const sx_node *nd = &S->nodes[i];
     /* room on the trail for every floor it raises and landing it lifts */
-    uint32_t most = (nd->s1 - nd->s0 + 1) * nd->weight + (S->inc ? (S->nbr_of[i + 1] - S->nbr_of[i]) * MAX_OPTIONS : 0);
+    uint32_t most = (nd->s1 - nd->s0 + 1) * nd->weight;
+    if (S->inc) most += (S->nbr_of[i + 1] - S->nbr_of[i]) * MAX_OPTIONS;
     if (!sba_arena_grow(S->ar, (void **)&S->trail, &S->captrail, S->ntrail + most, sizeof *S->trail)) return false;
     for (uint32_t q = 0; q < S->Q; q++) {
         if (!(nd->qmask[o] & (1u << q))) continue;
@@ -448,6 +449,14 @@ static int cmp_ocand(const void *a, const void *b)
 }
 
 /* The room above max(floor, at) still holds section k's unplaced demand. */
+static bool section_ok_from(const sx *S, uint32_t k, int64_t at)
+{
+    if (S->Q == 1) return S->rem[k] <= room_at(S, 0, k, S->floor[k] > at ? S->floor[k] : at);
+    int64_t e[SBA_BANDS];
+    floors_of(S, k, at, e);
+    return section_fits(S, k, e);
+}
+
 /* The same, on the total (bytes × quarters) only. */
 static bool total_ok_from(const sx *S, uint32_t k, int64_t at)
 {
@@ -457,14 +466,6 @@ static bool total_ok_from(const sx *S, uint32_t k, int64_t at)
         room += room_at(S, q, k, f > at ? f : at);
     }
     return S->rem[k] <= room;
-}
-
-static bool section_ok_from(const sx *S, uint32_t k, int64_t at)
-{
-    if (S->Q == 1) return S->rem[k] <= room_at(S, 0, k, S->floor[k] > at ? S->floor[k] : at);
-    int64_t e[SBA_BANDS];
-    floors_of(S, k, at, e);
-    return section_fits(S, k, e);
 }
 
 static int cmp_landing(const void *a, const void *b)
@@ -491,7 +492,8 @@ static uint32_t unpainted(uint32_t *next, uint32_t k)
  * starts there, or at `from` when that is higher (MiniMalloc's unallocated
  * floor). Where the nodes' spans are long, the lowest landings are painted
  * in order of landing, each section once, so this costs the sort of the
- * landings rather than the spans; short spans are lowered directly. With `collect`, pushes the canonical candidates of the address search and
+ * landings rather than the spans; short spans are lowered directly. With
+ * `collect`, pushes the canonical candidates of the address search and
  * gives the lowest top a node could reach. 1 when every section still has
  * room, 0 when one has not (or a node fits nowhere), -1 out of memory or
  * budget. */
@@ -605,7 +607,8 @@ static int dfs_address(sx *S, uint32_t ka, uint32_t kb)
         bool ok = true;
         const sx_node *nd = &S->nodes[oc.node];
         for (uint32_t k = ka; k <= kb && ok; k++)
-            if (S->ucount[k]) ok = nd->s0 <= k && k <= nd->s1 ? section_ok_from(S, k, oc.at) : total_ok_from(S, k, oc.at);
+            if (S->ucount[k])
+                ok = nd->s0 <= k && k <= nd->s1 ? section_ok_from(S, k, oc.at) : total_ok_from(S, k, oc.at);
         S->work += (uint64_t)(kb - ka + 1) * S->Q;
         if (ok) {
             int64_t last = S->last;
