@@ -308,6 +308,14 @@ Test(strips, counts_only_the_sets_it_searches)
     planted_packs(4, "q:1,h:1,f:1", 2000);
 }
 
+Test(strips, cuts_parts_smaller_than_a_leaf)
+{
+    /* the first part of this function, 35 nodes over 3 sections nearly all
+     * live across it, is a partition of the quarters: the searches of the
+     * whole part ran out on it, a band cut splits it at once */
+    planted_packs(2, "q:2,h:1,f:1", 700);
+}
+
 Test(strips, leaves_a_problem_with_slack_to_the_whole_search)
 {
     static tiling t;

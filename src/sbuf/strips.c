@@ -74,7 +74,7 @@
 #include "sbuf/sbuf.h"
 
 enum {
-    LEAF_NODES = 40,     /* a part this small goes to skyline.c uncut */
+    LEAF_MAX = 320,      /* a piece no cut splits and larger than this goes back to the caller */
     CUT_NODES = 16,      /* within the cuts, a piece larger than this is cut if it can be */
     SEED_WORK = 1024,    /* a seed's sweep: steps per node of the part */
     SEED_TRIES = 4,      /* sets of the right load searched per seed */
@@ -710,7 +710,7 @@ static int solve_piece(strips *T, st_item *it, uint32_t m, int64_t cap, int64_t 
         uncut = true;
     }
     if (T->nomem) return SB_PACK_NOMEM;
-    if (m > LEAF_NODES * 8) return SB_PACK_NONE; /* too large for a leaf; the caller's run takes it */
+    if (m > LEAF_MAX) return SB_PACK_NONE; /* too large for a leaf; the caller's run takes it */
     /* a piece with no slack and no cut found is most often a wrong set of
      * the right load: its leaf gets little */
     r = leaf(T, it, m, cap, M, uncut ? LEAF_UNCUT_WORK : LEAF_WORK);
@@ -767,8 +767,11 @@ int sb_strips_pack(const sb_pack_problem *p, const sba_allocator *a, uint64_t bu
     int64_t cap = p->cap / p->align * p->align;
     uint8_t M = (uint8_t)((1u << p->Q) - 1);
     int r = SB_PACK_NONE;
-    /* only a part without slack and too large for one search is cut */
-    if (even && p->n > LEAF_NODES) {
+    /* only a part without slack is cut, and not a small one: the same
+     * bound as for the pieces within (a part of a few dozen nodes that
+     * live side by side is a partition of the quarters, which the band
+     * cut splits at once and the whole-part searches may not finish) */
+    if (even && p->n > CUT_NODES) {
         qsort(it, p->n, sizeof *it, cmp_item);
         if (no_slack(&T, it, p->n, cap, M)) r = solve(&T, it, p->n, cap, 0, M);
     }
