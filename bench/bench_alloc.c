@@ -16,7 +16,8 @@
  *     a zero-slack packing exists by construction, 1-D (every tensor 128
  *     partitions) and 2-D (quarter, half and full heights 1:1:1), 64 KiB per
  *     partition, of 300, 1,000 and 2,000 tensors (--planted-sizes), seeds 1
- *     to 3 (--planted-seeds); and a 1-D family with 5 % of the tiling left
+ *     to 3 (--planted-seeds); a 2-D family dense in time (`--span` a sixth
+ *     of the tensors); and a 1-D family with 5 % of the tiling left
  *     out (`--holes 5`), which has slack; colouring only, at most 30 s of
  *     CPU each. A
  *     summary gives the share packed with no spill and the median and
@@ -71,17 +72,20 @@ static const char *const kind_titles[CASE_KINDS] = {
 };
 enum { PLANTED_TIMEOUT = 30, PLANTED_CAPACITY = 65536 };
 
-/* The planted families: zero slack, 1-D and 2-D; and 1-D with 5 % of the
- * tiling left out, slack as in MiniMalloc's challenging instances, where
- * the guillotine decomposition does not apply. */
+/* The planted families: zero slack, 1-D and 2-D; 2-D dense in time (its
+ * span a sixth of the tensor count, so many more are live at once); and
+ * 1-D with 5 % of the tiling left out, slack as in MiniMalloc's challenging
+ * instances, where the guillotine decomposition does not apply. */
 static const struct {
     const char *name, *title;
     bool one_d;
     uint32_t holes;
+    uint32_t span_div; /* span = tensors / span_div; 0: the default span */
 } PLANTED[] = {
-    {"1-D", "1-D", true, 0},
-    {"2-D", "2-D (q:h:f 1:1:1)", false, 0},
-    {"1-D 5% holes", "1-D, 5 % holes", true, 5},
+    {"1-D", "1-D", true, 0, 0},
+    {"2-D", "2-D (q:h:f 1:1:1)", false, 0, 0},
+    {"2-D dense", "2-D, dense (span tensors / 6)", false, 0, 6},
+    {"1-D 5% holes", "1-D, 5 % holes", true, 5, 0},
 };
 enum { PLANTED_FAMILIES = sizeof PLANTED / sizeof PLANTED[0] };
 
@@ -94,6 +98,7 @@ typedef struct bench_case {
     uint64_t seed;        /* planted only */
     bool one_d;           /* planted only: every tensor full height */
     uint32_t holes;       /* planted only: percent of the tiling left out */
+    uint32_t span_div;    /* planted only: span = tensors / span_div (0: default) */
 } bench_case;
 
 typedef enum run_status { RUN_OK = 0, RUN_LOAD_FAILED, RUN_ALLOC_FAILED, RUN_CRASHED, RUN_TIMEOUT } run_status;
@@ -244,6 +249,7 @@ static bir_module *load(const bench_case *c, result *r)
         p.capacity = PLANTED_CAPACITY;
         p.heights = c->one_d ? "full" : "q:1,h:1,f:1";
         p.holes = c->holes;
+        if (c->span_div) p.span = c->tensors / c->span_div;
         double t0 = now();
         bir_module *m = sba_gen_planted(&p, false, NULL, &err);
         r->build_s = now() - t0;
@@ -563,7 +569,8 @@ static void md_planted_summary(FILE *f, const bench_case *cases, const result *r
             double t[MAX_RUNS];
             for (uint32_t i = 0; i < nres; i++) {
                 const bench_case *c = &cases[res[i].kase];
-                if (c->kind != CASE_PLANTED || c->one_d != PLANTED[fam].one_d || c->holes != PLANTED[fam].holes)
+                if (c->kind != CASE_PLANTED || c->one_d != PLANTED[fam].one_d || c->holes != PLANTED[fam].holes ||
+                    c->span_div != PLANTED[fam].span_div)
                     continue;
                 if (c->tensors > size && c->tensors < next) next = c->tensors;
                 if (c->tensors != size) continue;
@@ -886,6 +893,7 @@ int main(int argc, char **argv)
                 c->seed = seed;
                 c->one_d = PLANTED[fam].one_d;
                 c->holes = PLANTED[fam].holes;
+                c->span_div = PLANTED[fam].span_div;
                 snprintf(c->name, sizeof c->name, "planted %s %u seed %u", PLANTED[fam].name, c->tensors, seed);
                 if (wanted(&o, c->name)) n++;
             }
