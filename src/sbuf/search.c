@@ -185,12 +185,18 @@ static int64_t land(sx *S, uint32_t i, uint32_t o)
     return off + nd->size <= S->cap ? off : S->cap + 1;
 }
 
+/* Sets floor idx to v, on the trail (which has room for it). */
+static void floor_to(sx *S, uint32_t idx, int64_t v)
+{
+    S->trail[S->ntrail++] = (trail_entry){idx, S->floor[idx]};
+    S->floor[idx] = v;
+}
+
 static bool set_floor(sx *S, uint32_t idx, int64_t v)
 {
     if (!sba_arena_grow(S->ar, (void **)&S->trail, &S->captrail, S->ntrail + 1, sizeof *S->trail))
         return false;
-    S->trail[S->ntrail++] = (trail_entry){idx, S->floor[idx]};
-    S->floor[idx] = v;
+    floor_to(S, idx, v);
     return true;
 }
 
@@ -382,11 +388,7 @@ static bool put(sx *S, uint32_t i, uint32_t o, int64_t at)
     if (!sba_arena_grow(S->ar, (void **)&S->trail, &S->captrail, S->ntrail + most, sizeof *S->trail)) return false;
     for (uint32_t q = 0; q < S->Q; q++) {
         if (!(nd->qmask[o] & (1u << q))) continue;
-        for (uint32_t k = nd->s0; k <= nd->s1; k++) {
-            size_t idx = (size_t)q * S->K + k;
-            S->trail[S->ntrail++] = (trail_entry){(uint32_t)idx, S->floor[idx]};
-            S->floor[idx] = at + nd->size;
-        }
+        for (uint32_t k = nd->s0; k <= nd->s1; k++) floor_to(S, q * S->K + k, at + nd->size);
     }
     if (S->inc) raise_landings(S, i, o, at + nd->size);
     mark_placed(S, i, true);
