@@ -657,11 +657,12 @@ static int solve_piece(strips *T, st_item *it, uint32_t m, int64_t cap, int64_t 
  * (its items, room and bands) that failed once fails at once after. */
 static int solve_part(strips *T, st_item *it, uint32_t m, int64_t cap, int64_t base, uint8_t M)
 {
+    if (m <= CUT_NODES) return solve_piece(T, it, m, cap, base, M); /* a leaf: not worth a key */
     uint64_t key = mix64((uint64_t)cap << 4 | M);
     for (uint32_t i = 0; i < m; i++) key ^= mix64(it[i].id + 1);
-    if (m > CUT_NODES && sba_keyset_has(&T->failed, key)) return SB_PACK_NONE;
+    if (sba_keyset_has(&T->failed, key)) return SB_PACK_NONE;
     int r = solve_piece(T, it, m, cap, base, M);
-    if (m > CUT_NODES && r == SB_PACK_NONE) sba_keyset_add(&T->failed, key);
+    if (r == SB_PACK_NONE) sba_keyset_add(&T->failed, key);
     return r;
 }
 
