@@ -41,11 +41,15 @@
  * own, so a failure on one side never retries the other; the parts where the
  * live set empties are searched apart, and only those where select failed.
  *
- * The runs (PLAN): first the skyline tiling search (skyline.c), with every
- * node taking its whole band (so the quarters a node of fewer partitions
- * leaves free are given up with it), then with its exact quarters; three
- * greedy runs and the time sweeps; then the complete searches round robin,
- * and each in turn on half of what the part has left. The budget counts
+ * The runs (PLAN): first the quick ones, each on a sixty-fourth of the
+ * part's budget: the skyline tiling search (skyline.c), with every node
+ * taking its whole band (so the quarters a node of fewer partitions leaves
+ * free are given up with it), then with its exact quarters; three greedy
+ * runs and the time sweeps. A part with no slack then gets the skyline by
+ * bands on half of what is left. Then MiniMalloc's round robin, the address
+ * search in its three orders on a doubling limit, up to a sixteenth of the
+ * part's budget each; then every complete search in turn on half of what
+ * is left. The budget counts
  * work — search nodes plus landing evaluations and section scans — never
  * seconds, so the answer is the same on any machine. A function has 4e9
  * units (options->search_budget); each fixpoint iteration takes up to 7/8
@@ -1301,6 +1305,28 @@ enum { PLAN_LEN = sizeof PLAN / sizeof PLAN[0] };
 /* The first round's limit per complete run, in work units. */
 #define ROUND_ROBIN_START ((uint64_t)1 << 20)
 
+/* The runs that can only pack: the skyline searches, the greedy runs and
+ * the time sweeps. */
+static bool pack_only(int kind) { return kind == KIND_GREEDY || kind >= KIND_SWEEP; }
+
+/* The runs of the round robin: the address search in MiniMalloc's orders. */
+static bool in_round_robin(uint32_t p)
+{
+    return PLAN[p].kind == KIND_ADDRESS &&
+           (PLAN[p].order == ORDER_TWA || PLAN[p].order == ORDER_TAW || PLAN[p].order == ORDER_WAT);
+}
+
+/* Run p of the plan on a part, on `share`; what it used comes off *left. */
+static int run_plan(sb_ctx *c, const uint32_t *ids, uint32_t n, uint32_t p, bool flip, uint64_t share,
+                    uint64_t *left, int64_t *band_slack)
+{
+    uint64_t before = c->search_left;
+    int r = search_part(c, ids, n, PLAN[p].order, PLAN[p].kind, flip, share, band_slack);
+    uint64_t used = before - c->search_left;
+    *left -= used < *left ? used : *left;
+    return r;
+}
+
 sba_status sb_search_packing(sb_ctx *c, bool *packed)
 {
     *packed = false;
@@ -1334,46 +1360,47 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
     uint64_t pool = c->search_left - c->search_left / 8, spent = 0;
     for (uint32_t x = 0; x < nfailing; x++) {
         uint32_t a = pa[x], b = pb[x];
-        /* The portfolio (PLAN): quick greedy runs, then the complete
-         * searches, each given half of what the part has left. */
+        /* The portfolio (PLAN), as the header says. */
         uint64_t left = (pool - (spent < pool ? spent : pool)) / (nfailing - x), at_start = c->search_left;
         int r = OUTCOME_BUDGET;
         bool flip = fixed_above_middle(c, ids + a, b - a);
         int64_t band_slack = -1; /* the skyline's, every node in its whole band */
         uint32_t p = 0, last = 0;
-        /* the greedy runs, each on a sixteenth; then the complete ones round
-         * robin, every run of a round on the same limit, doubled each round:
-         * a poor order for this part costs no more than a good one's search
-         * at the same scale (MiniMalloc's iterative deepening) */
-        uint64_t limit = ROUND_ROBIN_START, total = left;
-        for (uint32_t round = 0; r == OUTCOME_BUDGET && left > 0 && (round == 0 || limit <= total / 1024); round++) {
+        const uint64_t total = left;
+        /* the quick runs first, each on a sixty-fourth (the time sweeps
+         * on less): the skyline searches, the greedy runs */
+        for (p = 0; p < PLAN_LEN && r == OUTCOME_BUDGET && left > 0; p++) {
+            if (!pack_only(PLAN[p].kind)) continue;
+            bool sweep = PLAN[p].kind == KIND_SWEEP || PLAN[p].kind == KIND_SWEEP_BACK;
+            r = run_plan(c, ids + a, b - a, p, flip, sweep ? left / 128 : left / 64, &left, &band_slack);
+            last = p;
+        }
+        /* A part with no slack at all, every node in its whole band, is
+         * the skyline search's (nothing may be left empty there, which
+         * makes it the strongest, and its cuts apply): half of what is
+         * left, before the complete searches. */
+        bool tight = band_slack == 0;
+        for (p = 0; tight && p < PLAN_LEN && r == OUTCOME_BUDGET && left > 0; p++)
+            if (PLAN[p].kind == KIND_SKYLINE_BANDS)
+                r = run_plan(c, ids + a, b - a, p, flip, left / 2, &left, &band_slack), last = p;
+        /* MiniMalloc's round robin: its three address orders, every run
+         * of a round on the same limit, doubled each round while it is at
+         * most a sixteenth of the part's budget. Which order suits a part
+         * cannot be told in advance, and a search's time is heavy-tailed
+         * in it: a poor order costs no more than a good one's search at
+         * the same scale. */
+        for (uint64_t limit = ROUND_ROBIN_START; r == OUTCOME_BUDGET && left > 0 && limit <= total / 16; limit *= 2)
             for (p = 0; p < PLAN_LEN && r == OUTCOME_BUDGET && left > 0; p++) {
-                bool greedy = PLAN[p].kind == KIND_GREEDY || PLAN[p].kind >= KIND_SWEEP; /* pack only */
-                if (greedy != (round == 0)) continue; /* the greedy runs once, first */
-                uint64_t share = PLAN[p].kind >= KIND_SKYLINE ? left / 16
-                                 : PLAN[p].kind >= KIND_SWEEP ? left / 128 : greedy ? left / 16 : limit < left ? limit : left;
-                uint64_t before = c->search_left;
-                r = search_part(c, ids + a, b - a, PLAN[p].order, PLAN[p].kind, flip, share, &band_slack);
-                uint64_t used = before - c->search_left;
-                left -= used < left ? used : left;
+                if (!in_round_robin(p)) continue;
+                r = run_plan(c, ids + a, b - a, p, flip, limit < left ? limit : left, &left, &band_slack);
                 last = p;
             }
-            if (round > 0) limit *= 2;
-        }
         /* then each complete run in turn on half of what is left: an order
-         * that needs a deep search gets it. A part with no slack at all,
-         * every node in its whole band, is the skyline search's (nothing
-         * may be left empty there, which makes it the strongest): it goes
-         * first. */
-        bool tight = band_slack == 0;
+         * that needs a deep search gets it */
         for (p = 0; p < PLAN_LEN && r == OUTCOME_BUDGET && left > 0; p++) {
-            if (PLAN[p].kind == KIND_GREEDY || (PLAN[p].kind >= KIND_SWEEP && PLAN[p].kind < KIND_SKYLINE)) continue;
-            if (PLAN[p].kind == KIND_SKYLINE || (PLAN[p].kind == KIND_SKYLINE_BANDS && !tight)) continue;
+            if (pack_only(PLAN[p].kind)) continue;
             uint64_t share = p + 1 < PLAN_LEN ? left / 2 : left;
-            uint64_t before = c->search_left;
-            r = search_part(c, ids + a, b - a, PLAN[p].order, PLAN[p].kind, flip, share, &band_slack);
-            uint64_t used = before - c->search_left;
-            left -= used < left ? used : left;
+            r = run_plan(c, ids + a, b - a, p, flip, share, &left, &band_slack);
             last = p;
         }
         p = last + 1;
