@@ -288,6 +288,10 @@ static bool section_fits(const sx *S, uint32_t k, const int64_t *e)
     return S->dhalf[k] <= bound[3] + bound[12];
 }
 
+/* What one section's full check costs, in work units: in 2-D, the room
+ * of every band set as well as the total. */
+static uint64_t check_cost(const sx *S) { return S->Q == 1 ? 1 : (uint64_t)S->Q * (NSETS + 1); }
+
 static void floors_of(const sx *S, uint32_t k, int64_t at, int64_t *e)
 {
     for (uint32_t q = 0; q < S->Q; q++) {
@@ -527,7 +531,7 @@ static int landings(sx *S, uint32_t ka, uint32_t kb, int64_t from, bool collect,
         if (lowest > S->cap) return 0; /* j fits nowhere any more */
         if (collect && lowest + nd->size < *min_top) *min_top = lowest + nd->size;
     }
-    S->work += (uint64_t)(kb - ka + 1) * S->Q;
+    S->work += (uint64_t)(kb - ka + 1) * check_cost(S);
     if (S->exhausted || S->work > S->budget) {
         S->exhausted = true;
         return -1;
@@ -615,7 +619,7 @@ static int dfs_address(sx *S, uint32_t ka, uint32_t kb)
         for (uint32_t k = ka; k <= kb && ok; k++)
             if (S->ucount[k])
                 ok = nd->s0 <= k && k <= nd->s1 ? section_ok_from(S, k, oc.at) : total_ok_from(S, k, oc.at);
-        S->work += (uint64_t)(kb - ka + 1) * S->Q;
+        S->work += (uint64_t)(kb - ka + 1) * S->Q + (uint64_t)(nd->s1 - nd->s0 + 1) * check_cost(S);
         if (ok) {
             int64_t last = S->last;
             uint32_t lastnode = S->lastnode;
