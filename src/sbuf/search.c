@@ -1288,12 +1288,12 @@ static bool fixed_above_middle(const sb_ctx *c, const uint32_t *ids, uint32_t n)
     return moment > 0;
 }
 
-/* The runs tried on a part, in order, until one packs or proves it cannot:
- * the skyline search packs most zero-slack parts at once, and its band run
- * the mixed heights whose partition counts leave quarters free; the greedy
- * skip is fast where a packing exists; the lowest-floor search is strongest
- * on zero-slack 1-D parts; the address search on mixed heights and on parts
- * with a little slack. */
+/* The runs tried on a part, as the header schedules them, until one packs
+ * or proves it cannot: the skyline search packs most zero-slack parts at
+ * once, and its band run the mixed heights whose partition counts leave
+ * quarters free; the greedy skip is fast where a packing exists; the
+ * lowest-floor search is strongest on zero-slack 1-D parts; the address
+ * search on mixed heights and on parts with a little slack. */
 static const struct {
     int kind;
     uint32_t order;
