@@ -136,6 +136,9 @@ typedef struct sx {
     int64_t last;          /* address search: the last placement's address and node */
     uint32_t lastnode;
     struct ocand *ocands;  /* candidates, a stack of levels */
+    uint32_t *twin;        /* per node: the first node identical to it (itself if none) */
+    uint64_t *failed_in;   /* per node and option: the search node where it failed at failed_at */
+    int64_t *failed_at;
     uint32_t nocand, capocand;
     int64_t *minland;      /* per place, the lowest an unplaced node lands (see landings) */
     uint32_t *by_start;    /* the nodes by first section; those starting at k from first_at[k] */
@@ -604,9 +607,14 @@ static int dfs_address(sx *S, uint32_t ka, uint32_t kb)
     S->nocand = keep;
     qsort(S->ocands + base, S->nocand - base, sizeof *S->ocands, cmp_ocand);
     r = 0;
+    const uint64_t here = S->visited;
     for (uint32_t x = base; x < S->nocand && r == 0; x++) {
         ocand oc = S->ocands[x];
         if (oc.at >= min_top) break; /* dominated: see above */
+        /* a node identical to one that failed here at this address and
+         * option fails too: the two are interchangeable */
+        size_t tw = (size_t)S->twin[oc.node] * MAX_OPTIONS + oc.opt;
+        if (S->failed_in[tw] == here && S->failed_at[tw] == oc.at) continue;
         uint32_t mark = S->ntrail;
         if (!put(S, oc.node, oc.opt, oc.at)) {
             r = -1;
@@ -631,6 +639,7 @@ static int dfs_address(sx *S, uint32_t ka, uint32_t kb)
             mark_placed(S, oc.node, false);
             undo_to(S, mark);
         }
+        if (r == 0) S->failed_in[tw] = here, S->failed_at[tw] = oc.at;
     }
     S->nocand = base;
     return r;
@@ -1035,6 +1044,41 @@ static int cmp_key(const void *a, const void *b)
     return x->idx < y->idx ? -1 : 1;
 }
 
+/* Nodes are identical when they cover the same sections with the same size
+ * and options (unused option slots are zero); sorted by those, each run of
+ * equals shares one twin, its first. */
+static int cmp_twin(const void *a, const void *b)
+{
+    const sx_node *x = *(const sx_node *const *)a, *y = *(const sx_node *const *)b;
+    if (x->s0 != y->s0) return x->s0 < y->s0 ? -1 : 1;
+    if (x->s1 != y->s1) return x->s1 < y->s1 ? -1 : 1;
+    if (x->size != y->size) return x->size < y->size ? -1 : 1;
+    int d = memcmp(x->qmask, y->qmask, sizeof x->qmask);
+    if (!d) d = memcmp(x->base, y->base, sizeof x->base);
+    return d ? d : x < y ? -1 : x > y;
+}
+
+static bool find_twins(sx *S, sba_arena *ar)
+{
+    uint32_t n = S->nleft;
+    const sx_node **by = sba_arena_array(ar, (size_t)n + 1, sizeof *by);
+    S->twin = sba_arena_array(ar, (size_t)n + 1, sizeof *S->twin);
+    S->failed_in = sba_arena_array(ar, (size_t)n * MAX_OPTIONS + 1, sizeof *S->failed_in);
+    S->failed_at = sba_arena_array(ar, (size_t)n * MAX_OPTIONS + 1, sizeof *S->failed_at);
+    if (!by || !S->twin || !S->failed_in || !S->failed_at) return false;
+    for (uint32_t i = 0; i < n; i++) by[i] = &S->nodes[i];
+    qsort(by, n, sizeof *by, cmp_twin);
+    for (uint32_t x = 0, first = 0; x < n; x++) {
+        const sx_node *u = by[x], *v = x ? by[x - 1] : NULL;
+        if (!v || u->s0 != v->s0 || u->s1 != v->s1 || u->size != v->size ||
+            memcmp(u->qmask, v->qmask, sizeof u->qmask) || memcmp(u->base, v->base, sizeof u->base))
+            first = (uint32_t)(u - S->nodes);
+        S->twin[u - S->nodes] = first;
+    }
+    S->work += n;
+    return true;
+}
+
 /* Searches one part: the nodes ids[0..n) (representatives, some precoloured). */
 static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n, uint32_t mode, int kind,
                       bool flip, uint64_t budget, int64_t *slack)
@@ -1188,6 +1232,7 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
                 }
             S.inc = true;
         }
+        if (!find_twins(&S, ar)) return -1;
     }
     S.fcover = sba_arena_array(ar, (size_t)S.K + 1, sizeof *S.fcover);
     S.nfcover = sba_arena_array(ar, (size_t)S.K + 1, sizeof *S.nfcover);
