@@ -26,7 +26,8 @@
  *     unplaced node could reach (that node could take the room below). As in
  *     MiniMalloc, where each node lands is kept up to date as nodes are
  *     placed (a placement raises its neighbours' landings, undone on
- *     backtrack), not recomputed over its sections at every search node.
+ *     backtrack), not recomputed over its sections at every search node;
+ *     a node identical to one that failed at an address is not tried there.
  * A third run, the greedy skip, is the first with its floor raised straight
  * to the next landing: fast where a packing exists, it can only pack.
  * Pruning, in every search node: in each section, the unplaced bytes ×
