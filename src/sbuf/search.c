@@ -628,7 +628,7 @@ static int dfs_address(sx *S, uint32_t ka, uint32_t kb)
         for (uint32_t k = ka; k <= kb && ok; k++)
             if (S->ucount[k])
                 ok = nd->s0 <= k && k <= nd->s1 ? section_ok_from(S, k, oc.at) : total_ok_from(S, k, oc.at);
-        S->work += (uint64_t)(kb - ka + 1) * S->Q + (uint64_t)(nd->s1 - nd->s0 + 1) * check_cost(S);
+        S->work += (uint64_t)(kb - ka + 1) * S->Q + (uint64_t)(nd->s1 - nd->s0 + 1) * (check_cost(S) - S->Q);
         if (ok) {
             int64_t last = S->last;
             uint32_t lastnode = S->lastnode;
