@@ -1048,14 +1048,19 @@ static int cmp_key(const void *a, const void *b)
 /* Nodes are identical when they cover the same sections with the same size
  * and options (unused option slots are zero); sorted by those, each run of
  * equals shares one twin, its first. */
-static int cmp_twin(const void *a, const void *b)
+static int cmp_shape(const sx_node *x, const sx_node *y)
 {
-    const sx_node *x = *(const sx_node *const *)a, *y = *(const sx_node *const *)b;
     if (x->s0 != y->s0) return x->s0 < y->s0 ? -1 : 1;
     if (x->s1 != y->s1) return x->s1 < y->s1 ? -1 : 1;
     if (x->size != y->size) return x->size < y->size ? -1 : 1;
     int d = memcmp(x->qmask, y->qmask, sizeof x->qmask);
-    if (!d) d = memcmp(x->base, y->base, sizeof x->base);
+    return d ? d : memcmp(x->base, y->base, sizeof x->base);
+}
+
+static int cmp_twin(const void *a, const void *b)
+{
+    const sx_node *x = *(const sx_node *const *)a, *y = *(const sx_node *const *)b;
+    int d = cmp_shape(x, y);
     return d ? d : x < y ? -1 : x > y;
 }
 
@@ -1070,10 +1075,8 @@ static bool find_twins(sx *S, sba_arena *ar)
     for (uint32_t i = 0; i < n; i++) by[i] = &S->nodes[i];
     qsort(by, n, sizeof *by, cmp_twin);
     for (uint32_t x = 0, first = 0; x < n; x++) {
-        const sx_node *u = by[x], *v = x ? by[x - 1] : NULL;
-        if (!v || u->s0 != v->s0 || u->s1 != v->s1 || u->size != v->size ||
-            memcmp(u->qmask, v->qmask, sizeof u->qmask) || memcmp(u->base, v->base, sizeof u->base))
-            first = (uint32_t)(u - S->nodes);
+        const sx_node *u = by[x];
+        if (!x || cmp_shape(by[x - 1], u)) first = (uint32_t)(u - S->nodes);
         S->twin[u - S->nodes] = first;
     }
     S->work += n;
