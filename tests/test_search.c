@@ -3,7 +3,8 @@
  * precoloured rectangles stay where they are and the search packs around
  * them; independent parts are packed each on its own; a spent budget is
  * reported as such; identical tensors are not tried in every order; the
- * same input gives the same placements. Every
+ * greedy runs take MiniMalloc's orders too; the same input gives the same
+ * placements. Every
  * allocation is proved by the verifier, and the 1-D ones are also checked by
  * the independent CSV checker against the capacity. */
 #include <criterion/criterion.h>
@@ -249,4 +250,50 @@ Test(search, packs_around_pre_placed_tensors_at_the_top)
      * room left in a section excludes them, and the search runs on the
      * mirrored SBUF so that it decides the places they constrain first */
     search_packs_generated(8, "full", 0.95);
+}
+
+/* Keeps every "search: part" line, for tests that say which run packed. */
+static void search_lines(void *ud, const char *line)
+{
+    char *keep = ud;
+    size_t len = strlen(keep);
+    if (strncmp(line, "search: part", 12) == 0 && len + strlen(line) + 2 < 4096)
+        snprintf(keep + len, 4096 - len, "%s\n", line);
+}
+
+/* A planted 1-D function with holes, as MiniMalloc's instances: 1 MiB,
+ * tensors of at least 1 KiB over 1,024 steps, `holes` percent of the tiling
+ * left out. Packs with no spill, proved; `lines` gets the search's lines. */
+static void planted_with_holes_packs(uint64_t seed, uint32_t tensors, uint32_t holes, char *lines)
+{
+    sba_planted_options p;
+    sba_planted_defaults(&p);
+    p.seed = seed;
+    p.tensors = tensors;
+    p.heights = "full";
+    p.capacity = 1048576;
+    p.span = 1024;
+    p.min_size = 1024;
+    p.holes = holes;
+    sba_error err;
+    bir_module *m = sba_gen_planted(&p, false, NULL, &err);
+    cr_assert_not_null(m, "gen --planted: %s", err.message);
+    lines[0] = '\0';
+    sba_alloc_options o = {.log = search_lines, .log_ud = lines};
+    sba_alloc_report r;
+    cr_assert_eq(sba_allocate_module(m, &o, &r, &err), SBA_OK, "allocate: %s", err.message);
+    cr_assert_eq(r.fns[0].spilled, 0u, "spilled %u:\n%s", r.fns[0].spilled, lines);
+    sba_alloc_report_free(&r);
+    cr_assert_eq(sba_verify_module(m, NULL, &err), SBA_OK, "verify: %s", err.message);
+    bir_module_free(m);
+}
+
+/* The greedy skip also takes MiniMalloc's orders: here T-A-W packs the
+ * 238-node part that the greedy runs by area, start and end do not, and
+ * that no complete search packs within the budget. */
+Test(search, greedy_runs_take_minimallocs_orders)
+{
+    char lines[4096];
+    planted_with_holes_packs(1, 300, 10, lines);
+    cr_assert(strstr(lines, "part of 238 nodes packed (run 7: greedy, T-A-W order)") != NULL, "%s", lines);
 }

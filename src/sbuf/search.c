@@ -45,8 +45,9 @@
  * The runs (PLAN): first the quick ones, each on a sixty-fourth of the
  * part's budget: the skyline tiling search (skyline.c), with every node
  * taking its whole band (so the quarters a node of fewer partitions leaves
- * free are given up with it), then with its exact quarters; three greedy
- * runs and the time sweeps. A part with no slack then gets the skyline by
+ * free are given up with it), then with its exact quarters; six greedy
+ * runs (by area, start and end, and in MiniMalloc's three orders) and the
+ * time sweeps. A part with no slack then gets the skyline by
  * bands on half of what is left. Then MiniMalloc's round robin, the address
  * search in its three orders on a doubling limit, up to a sixteenth of the
  * part's budget each; then every complete search in turn on half of what
@@ -1349,6 +1350,7 @@ static const struct {
 } PLAN[] = {
     {KIND_SKYLINE_BANDS, ORDER_AREA}, {KIND_SKYLINE, ORDER_AREA},
     {KIND_GREEDY, ORDER_AREA},  {KIND_GREEDY, ORDER_START}, {KIND_GREEDY, ORDER_END},
+    {KIND_GREEDY, ORDER_TWA},   {KIND_GREEDY, ORDER_TAW},   {KIND_GREEDY, ORDER_WAT},
     {KIND_SWEEP, ORDER_AREA},   {KIND_SWEEP_BACK, ORDER_AREA},
     {KIND_ADDRESS, ORDER_TWA},  {KIND_FLOOR, ORDER_AREA},   {KIND_ADDRESS, ORDER_AREA},
     {KIND_FLOOR, ORDER_START},  {KIND_ADDRESS, ORDER_TAW},  {KIND_FLOOR, ORDER_END},
