@@ -3,8 +3,8 @@
  * precoloured rectangles stay where they are and the search packs around
  * them; independent parts are packed each on its own; a spent budget is
  * reported as such; identical tensors are not tried in every order; the
- * greedy runs take MiniMalloc's orders too; the same input gives the same
- * placements. Every
+ * greedy runs take MiniMalloc's orders too, and restart with those orders
+ * perturbed; the same input gives the same placements. Every
  * allocation is proved by the verifier, and the 1-D ones are also checked by
  * the independent CSV checker against the capacity. */
 #include <criterion/criterion.h>
@@ -296,4 +296,15 @@ Test(search, greedy_runs_take_minimallocs_orders)
     char lines[4096];
     planted_with_holes_packs(1, 300, 10, lines);
     cr_assert(strstr(lines, "part of 238 nodes packed (run 7: greedy, T-A-W order)") != NULL, "%s", lines);
+}
+
+/* Restarts of the greedy runs, their orders perturbed by a seed: the
+ * 300-node part here packs on the first restart, and by no run of the
+ * plain orders within the budget. */
+Test(search, greedy_restarts_perturb_the_orders)
+{
+    char lines[4096];
+    planted_with_holes_packs(3, 300, 10, lines);
+    cr_assert(strstr(lines, "part of 300 nodes packed (run 5: greedy, end order perturbed by seed 1)") != NULL,
+              "%s", lines);
 }

@@ -47,8 +47,10 @@
  * taking its whole band (so the quarters a node of fewer partitions leaves
  * free are given up with it), then with its exact quarters; six greedy
  * runs (by area, start and end, and in MiniMalloc's three orders) and the
- * time sweeps. A part with no slack then gets the skyline by
- * bands on half of what is left. Then MiniMalloc's round robin, the address
+ * time sweeps. A part with no slack then gets the skyline by bands on half
+ * of what is left. Then eight rounds of restarts of the greedy runs, each
+ * order perturbed by a seed (every key moved by up to 5 %), each run on a
+ * sixty-fourth of what is left. Then MiniMalloc's round robin, the address
  * search in its three orders on a doubling limit, up to a sixteenth of the
  * part's budget each; then every complete search in turn on half of what
  * is left. The budget counts
@@ -62,10 +64,12 @@
  *
  * Requires: build, select. Produces: base/addr of every node of the parts it
  * packs. Complexity: exponential in the worst case, bounded by the budget. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/error.h"
+#include "base/rng.h"
 #include "sbuf/sbuf.h"
 
 #define DEFAULT_BUDGET 4000000000ull
@@ -1084,10 +1088,31 @@ static bool find_twins(sx *S, sba_arena *ar)
     return true;
 }
 
-/* Searches one part: the nodes ids[0..n) (representatives, some precoloured). */
-static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n, uint32_t mode, int kind,
-                      bool flip, uint64_t budget, int64_t *slack)
+/* One run: its search (KIND_*), the order of its nodes (ORDER_*), and a
+ * seed that perturbs that order (0: none). */
+typedef struct sx_run {
+    int kind;
+    uint32_t order, seed;
+} sx_run;
+
+/* A restart's order: every key moved by up to PERTURB_PERCENT of itself,
+ * from a stream of the run's seed, so that nodes of nearly equal keys come
+ * in another order at each restart, the same on every machine. */
+#define PERTURB_PERCENT 5
+static void perturb(order_key *key, sba_rng *rng)
 {
+    for (int z = 0; z < 3; z++) {
+        double u = (double)(sba_rng_next(rng) >> 11) / 9007199254740992.0; /* [0, 1) */
+        key->k[z] = (int64_t)((double)key->k[z] * (1 + PERTURB_PERCENT / 100.0 * (2 * u - 1)));
+    }
+}
+
+/* Searches one part: the nodes ids[0..n) (representatives, some precoloured). */
+static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n, sx_run run, bool flip,
+                      uint64_t budget, int64_t *slack)
+{
+    const uint32_t mode = run.order;
+    const int kind = run.kind;
     /* sizes and addresses are multiples of the alignment: so is every top */
     sx S = {.c = c, .ar = ar, .cap = c->t->sbuf_bytes / c->t->sbuf_align * c->t->sbuf_align, .align = c->t->sbuf_align, .budget = budget,
             .greedy_skip = kind == KIND_GREEDY};
@@ -1144,6 +1169,7 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
     }
     int64_t *total = sba_arena_array(ar, (size_t)S.K + 1, sizeof *total);
     if (!total) return -1;
+    sba_rng rng = {run.seed * 0x9E3779B97F4A7C15ull + mode};
     for (uint32_t i = 0; i < nn; i++)
         for (uint32_t k = S.nodes[i].s0; k <= S.nodes[i].s1; k++) total[k] += S.nodes[i].size * S.nodes[i].weight;
     for (uint32_t i = 0; i < nn; i++) {
@@ -1162,6 +1188,7 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
         case ORDER_TAW: *key = (order_key){{t, area * (len + 1), w}, i}; break;
         default: *key = (order_key){{t, w, area * (len + 1)}, i}; break;
         }
+        if (run.seed) perturb(key, &rng);
     }
     /* Nodes in size order, so that candidates come out largest first. */
     qsort(keys, nn, sizeof *keys, cmp_key);
@@ -1309,12 +1336,12 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
 }
 
 /* One run of the portfolio on a part, in an arena of its own. */
-static int search_part(sb_ctx *c, const uint32_t *ids, uint32_t n, uint32_t mode, int kind, bool flip,
-                       uint64_t budget, int64_t *slack)
+static int search_part(sb_ctx *c, const uint32_t *ids, uint32_t n, sx_run run, bool flip, uint64_t budget,
+                       int64_t *slack)
 {
     sba_arena ar;
     sba_arena_init(&ar, c->ar.a);
-    int r = search_run(c, &ar, ids, n, mode, kind, flip, budget, slack);
+    int r = search_run(c, &ar, ids, n, run, flip, budget, slack);
     sba_arena_free(&ar);
     return r;
 }
@@ -1344,21 +1371,20 @@ static bool fixed_above_middle(const sb_ctx *c, const uint32_t *ids, uint32_t n)
  * quarters free; the greedy skip is fast where a packing exists; the
  * lowest-floor search is strongest on zero-slack 1-D parts; the address
  * search on mixed heights and on parts with a little slack. */
-static const struct {
-    int kind;
-    uint32_t order;
-} PLAN[] = {
-    {KIND_SKYLINE_BANDS, ORDER_AREA}, {KIND_SKYLINE, ORDER_AREA},
-    {KIND_GREEDY, ORDER_AREA},  {KIND_GREEDY, ORDER_START}, {KIND_GREEDY, ORDER_END},
-    {KIND_GREEDY, ORDER_TWA},   {KIND_GREEDY, ORDER_TAW},   {KIND_GREEDY, ORDER_WAT},
-    {KIND_SWEEP, ORDER_AREA},   {KIND_SWEEP_BACK, ORDER_AREA},
-    {KIND_ADDRESS, ORDER_TWA},  {KIND_FLOOR, ORDER_AREA},   {KIND_ADDRESS, ORDER_AREA},
-    {KIND_FLOOR, ORDER_START},  {KIND_ADDRESS, ORDER_TAW},  {KIND_FLOOR, ORDER_END},
-    {KIND_ADDRESS, ORDER_WAT},
+static const sx_run PLAN[] = {
+    {KIND_SKYLINE_BANDS, ORDER_AREA, 0}, {KIND_SKYLINE, ORDER_AREA, 0},
+    {KIND_GREEDY, ORDER_AREA, 0},  {KIND_GREEDY, ORDER_START, 0}, {KIND_GREEDY, ORDER_END, 0},
+    {KIND_GREEDY, ORDER_TWA, 0},   {KIND_GREEDY, ORDER_TAW, 0},   {KIND_GREEDY, ORDER_WAT, 0},
+    {KIND_SWEEP, ORDER_AREA, 0},   {KIND_SWEEP_BACK, ORDER_AREA, 0},
+    {KIND_ADDRESS, ORDER_TWA, 0},  {KIND_FLOOR, ORDER_AREA, 0},   {KIND_ADDRESS, ORDER_AREA, 0},
+    {KIND_FLOOR, ORDER_START, 0},  {KIND_ADDRESS, ORDER_TAW, 0},  {KIND_FLOOR, ORDER_END, 0},
+    {KIND_ADDRESS, ORDER_WAT, 0},
 };
 enum { PLAN_LEN = sizeof PLAN / sizeof PLAN[0] };
 /* The first round's limit per complete run, in work units. */
 #define ROUND_ROBIN_START ((uint64_t)1 << 20)
+/* Rounds of restarts of the greedy runs (see sb_search_packing). */
+enum { GREEDY_RESTARTS = 8 };
 
 /* The runs that can only pack: the skyline searches, the greedy runs and
  * the time sweeps. */
@@ -1371,12 +1397,15 @@ static bool in_round_robin(uint32_t p)
            (PLAN[p].order == ORDER_TWA || PLAN[p].order == ORDER_TAW || PLAN[p].order == ORDER_WAT);
 }
 
-/* Run p of the plan on a part, on `share`; what it used comes off *left. */
-static int run_plan(sb_ctx *c, const uint32_t *ids, uint32_t n, uint32_t p, bool flip, uint64_t share,
-                    uint64_t *left, int64_t *band_slack)
+/* Run p of the plan on a part, its order perturbed by `seed` (0: none), on
+ * `share`; what it used comes off *left. */
+static int run_plan(sb_ctx *c, const uint32_t *ids, uint32_t n, uint32_t p, uint32_t seed, bool flip,
+                    uint64_t share, uint64_t *left, int64_t *band_slack)
 {
     uint64_t before = c->search_left;
-    int r = search_part(c, ids, n, PLAN[p].order, PLAN[p].kind, flip, share, band_slack);
+    sx_run run = PLAN[p];
+    run.seed = seed;
+    int r = search_part(c, ids, n, run, flip, share, band_slack);
     uint64_t used = before - c->search_left;
     *left -= used < *left ? used : *left;
     return r;
@@ -1427,7 +1456,7 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
         for (p = 0; p < PLAN_LEN && r == OUTCOME_BUDGET && left > 0; p++) {
             if (!pack_only(PLAN[p].kind)) continue;
             bool sweep = PLAN[p].kind == KIND_SWEEP || PLAN[p].kind == KIND_SWEEP_BACK;
-            r = run_plan(c, ids + a, b - a, p, flip, sweep ? left / 128 : left / 64, &left, &band_slack);
+            r = run_plan(c, ids + a, b - a, p, 0, flip, sweep ? left / 128 : left / 64, &left, &band_slack);
             last = p;
         }
         /* A part with no slack at all, every node in its whole band, is
@@ -1437,7 +1466,18 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
         bool tight = band_slack == 0;
         for (p = 0; tight && p < PLAN_LEN && r == OUTCOME_BUDGET && left > 0; p++)
             if (PLAN[p].kind == KIND_SKYLINE_BANDS)
-                r = run_plan(c, ids + a, b - a, p, flip, left / 2, &left, &band_slack), last = p;
+                r = run_plan(c, ids + a, b - a, p, 0, flip, left / 2, &left, &band_slack), last = p;
+        /* Restarts of the greedy runs, each order perturbed by a seed:
+         * where a packing exists the greedy skip finds it fast or not at
+         * all, and which order finds it is a matter of near ties among the
+         * keys. Each run on a sixty-fourth of what is left, while that is
+         * at least the round robin's first limit (below it a restart does
+         * too little to be worth what the complete runs lose). */
+        uint32_t seed = 0;
+        for (uint32_t s = 1; s <= GREEDY_RESTARTS && r == OUTCOME_BUDGET && left / 64 >= ROUND_ROBIN_START; s++)
+            for (p = 0; p < PLAN_LEN && r == OUTCOME_BUDGET && left > 0; p++)
+                if (PLAN[p].kind == KIND_GREEDY)
+                    r = run_plan(c, ids + a, b - a, p, s, flip, left / 64, &left, &band_slack), last = p, seed = s;
         /* MiniMalloc's round robin: its three address orders, every run
          * of a round on the same limit, doubled each round while it is at
          * most a sixteenth of the part's budget. Which order suits a part
@@ -1447,16 +1487,16 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
         for (uint64_t limit = ROUND_ROBIN_START; r == OUTCOME_BUDGET && left > 0 && limit <= total / 16; limit *= 2)
             for (p = 0; p < PLAN_LEN && r == OUTCOME_BUDGET && left > 0; p++) {
                 if (!in_round_robin(p)) continue;
-                r = run_plan(c, ids + a, b - a, p, flip, limit < left ? limit : left, &left, &band_slack);
-                last = p;
+                r = run_plan(c, ids + a, b - a, p, 0, flip, limit < left ? limit : left, &left, &band_slack);
+                last = p, seed = 0;
             }
         /* then each complete run in turn on half of what is left: an order
          * that needs a deep search gets it */
         for (p = 0; p < PLAN_LEN && r == OUTCOME_BUDGET && left > 0; p++) {
             if (pack_only(PLAN[p].kind)) continue;
             uint64_t share = p + 1 < PLAN_LEN ? left / 2 : left;
-            r = run_plan(c, ids + a, b - a, p, flip, share, &left, &band_slack);
-            last = p;
+            r = run_plan(c, ids + a, b - a, p, 0, flip, share, &left, &band_slack);
+            last = p, seed = 0;
         }
         p = last + 1;
         /* Out of memory is its own outcome: taken for a spent budget, it
@@ -1465,10 +1505,12 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
         static const char *const kinds[] = {"greedy", "lowest-floor", "address-order", "time sweep",
                                             "time sweep backwards", "skyline", "skyline by bands"};
         static const char *const orders[] = {"area", "start", "end", "W-A-T", "T-A-W", "T-W-A"};
-        sb_log(c, "search: part of %u nodes %s (run %u: %s, %s order%s) after %llu search nodes (work left %llu)",
+        char restart[32] = "";
+        if (seed) snprintf(restart, sizeof restart, " perturbed by seed %u", seed);
+        sb_log(c, "search: part of %u nodes %s (run %u: %s, %s order%s%s) after %llu search nodes (work left %llu)",
                b - a,
                r == OUTCOME_PACKED ? "packed" : r == OUTCOME_INFEASIBLE ? "proved infeasible" : "exhausted its budget",
-               p, kinds[PLAN[p - 1].kind], orders[PLAN[p - 1].order], flip ? ", mirrored" : "",
+               p, kinds[PLAN[p - 1].kind], orders[PLAN[p - 1].order], restart, flip ? ", mirrored" : "",
                (unsigned long long)c->rep->search_nodes, (unsigned long long)c->search_left);
         spent += at_start - c->search_left;
         if (r != OUTCOME_PACKED) all = false;
@@ -1549,7 +1591,7 @@ static int search_window(sb_ctx *c, uint32_t *ids, uint8_t *role, uint64_t share
     int r = OUTCOME_BUDGET;
     for (uint32_t y = 0; y < 3 && r == OUTCOME_BUDGET; y++) {
         int64_t slack;
-        r = search_part(c, ids, n, ORDER_AREA, kinds[y], flip, share, &slack);
+        r = search_part(c, ids, n, (sx_run){kinds[y], ORDER_AREA, 0}, flip, share, &slack);
         if (r == OUTCOME_INFEASIBLE) r = OUTCOME_BUDGET; /* this window only: a wider one may pack */
     }
     for (uint32_t i = 0; i < c->n; i++)
