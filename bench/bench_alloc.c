@@ -19,9 +19,14 @@
  *     to 3 (--planted-seeds); a 2-D family dense in time (`--span` a sixth
  *     of the tensors); and a 1-D family with 5 % of the tiling left
  *     out (`--holes 5`), which has slack; colouring only, at most 30 s of
- *     CPU each. A
- *     summary gives the share packed with no spill and the median and
- *     largest times per family.
+ *     CPU each;
+ *   - MiniMalloc's challenging instances (capacity 1 MiB) with 2 % of their
+ *     buffers left out, chosen by seeds 1 to --planted-seeds: a subset of a
+ *     packable instance packs, and the slack the missing buffers leave is
+ *     where an exact search tuned to the instances themselves loses its way;
+ *     colouring only, at most 30 s each.
+ *   A summary gives the share packed with no spill and the median and
+ *   largest times per family.
  * Each run is a child process (so its peak RSS, from getrusage, is its own),
  * limited to --timeout seconds of CPU (default 90; a run stopped there is
  * reported as such), which keeps the default run under ten minutes. It loads the input — timing the JSON parse alone, then
@@ -53,6 +58,7 @@
 #include <unistd.h>
 
 #include "base/json.h"
+#include "base/rng.h"
 #include "sballoc/alloc.h"
 #include "sballoc/csv.h"
 #include "sballoc/gen.h"
@@ -60,16 +66,22 @@
 
 enum { MAX_SIZES = 8, MAX_CASES = 256, MAX_RUNS = MAX_CASES * SBA_STRATEGY_COUNT };
 
-typedef enum case_kind { CASE_CSV = 0, CASE_EXAMPLE, CASE_GEN_JSON, CASE_GEN_API, CASE_PLANTED, CASE_KINDS } case_kind;
+typedef enum case_kind {
+    CASE_CSV = 0, CASE_EXAMPLE, CASE_GEN_JSON, CASE_GEN_API, CASE_PLANTED, CASE_SUBSET, CASE_KINDS
+} case_kind;
 
-static const char *const kind_names[CASE_KINDS] = {"minimalloc", "example", "gen-json", "gen-api", "planted"};
+static const char *const kind_names[CASE_KINDS] = {"minimalloc", "example", "gen-json", "gen-api", "planted",
+                                                   "minimalloc-subset"};
 static const char *const kind_titles[CASE_KINDS] = {
     "MiniMalloc instances (CSV import)",
     "Examples (every .json file in examples/)",
     "Generated kernels through JSON (`sballoc gen`, loaded from a file)",
     "Generated kernels through the C API (in memory, no JSON)",
     "Planted packing instances (`sballoc gen --planted`: a packing exists by construction)",
+    "MiniMalloc's instances with 2 % of their buffers removed (seeded: a subset of a packable instance packs)",
 };
+/* The buffers a MiniMalloc subset leaves out, in percent. */
+enum { SUBSET_DROP = 2 };
 enum { PLANTED_TIMEOUT = 30, PLANTED_CAPACITY = 65536 };
 
 /* The planted families: zero slack, 1-D and 2-D; 2-D dense in time (its
@@ -93,9 +105,9 @@ typedef struct bench_case {
     case_kind kind;
     char name[96];
     char path[1024];
-    int64_t capacity;     /* CSV only */
+    int64_t capacity;     /* CSV and subsets only */
     uint32_t tensors;     /* generated only */
-    uint64_t seed;        /* planted only */
+    uint64_t seed;        /* planted and subsets only */
     bool one_d;           /* planted only: every tensor full height */
     uint32_t holes;       /* planted only: percent of the tiling left out */
     uint32_t span_div;    /* planted only: span = tensors / span_div (0: default) */
@@ -238,6 +250,26 @@ static void fail(result *r, uint32_t status, const char *what, const sba_error *
         snprintf(r->message, sizeof r->message, "%s", what);
 }
 
+/* Leaves out SUBSET_DROP percent of a CSV's buffers (every line after the
+ * header), chosen by a stream of `seed`, in place; the new length. */
+static size_t drop_rows(char *text, size_t len, uint64_t seed)
+{
+    sba_rng rng = {seed * 0x9E3779B97F4A7C15ull};
+    size_t in = 0, out = 0;
+    for (bool header = true; in < len; header = false) {
+        size_t end = in;
+        while (end < len && text[end] != '\n') end++;
+        if (end < len) end++; /* with its newline */
+        if (header || sba_rng_next(&rng) % 100 >= SUBSET_DROP) {
+            memmove(text + out, text + in, end - in);
+            out += end - in;
+        }
+        in = end;
+    }
+    text[out] = '\0';
+    return out;
+}
+
 static bir_module *load(const bench_case *c, result *r)
 {
     sba_error err;
@@ -272,8 +304,9 @@ static bir_module *load(const bench_case *c, result *r)
         fail(r, RUN_LOAD_FAILED, "cannot read the input", NULL);
         return NULL;
     }
+    if (c->kind == CASE_SUBSET) len = drop_rows(text, len, c->seed);
     bir_module *m;
-    if (c->kind == CASE_CSV) {
+    if (c->kind == CASE_CSV || c->kind == CASE_SUBSET) {
         double t0 = now();
         m = sba_csv_import(text, len, c->capacity, NULL, &err);
         r->build_s = now() - t0;
@@ -323,7 +356,7 @@ static void verify(bir_module *m, const bench_case *c, result *r)
     r->verify_s = now() - t0;
     r->verified = st != SBA_OK ? -1 : vr.exhaustive ? 1 : 2;
     if (st != SBA_OK) snprintf(r->verify_message, sizeof r->verify_message, "%.150s", err.message);
-    if (c->kind != CASE_CSV || r->spilled) return;
+    if ((c->kind != CASE_CSV && c->kind != CASE_SUBSET) || r->spilled) return;
     char *text;
     size_t len;
     sba_csv_check_report cr;
@@ -555,38 +588,70 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Per planted family and size: packed with no spill, median and largest time. */
+/* One summary row: packed with no spill, median and largest time of the runs
+ * `pick` chooses (a stopped run counts PLANTED_TIMEOUT seconds). */
+static void md_summary_row(FILE *f, const char *family, const char *size, const bench_case *cases,
+                           const result *res, uint32_t nres, bool (*pick)(const bench_case *, const void *),
+                           const void *ud)
+{
+    uint32_t packed = 0, runs = 0;
+    double t[MAX_RUNS];
+    for (uint32_t i = 0; i < nres; i++) {
+        if (!pick(&cases[res[i].kase], ud)) continue;
+        packed += res[i].status == RUN_OK && !res[i].spilled && res[i].verified > 0;
+        t[runs++] = res[i].status == RUN_TIMEOUT ? PLANTED_TIMEOUT : res[i].alloc_s;
+    }
+    if (!runs) return;
+    qsort(t, runs, sizeof *t, cmp_double);
+    double med = runs % 2 ? t[runs / 2] : (t[runs / 2 - 1] + t[runs / 2]) / 2;
+    fprintf(f, "| %s | %s | %u/%u | %.2f s | %.2f s |\n", family, size, packed, runs, med, t[runs - 1]);
+}
+
+typedef struct planted_pick {
+    uint32_t fam, size;
+} planted_pick;
+
+static bool is_planted(const bench_case *c, const void *ud)
+{
+    const planted_pick *pp = ud;
+    return c->kind == CASE_PLANTED && c->one_d == PLANTED[pp->fam].one_d && c->holes == PLANTED[pp->fam].holes &&
+           c->span_div == PLANTED[pp->fam].span_div && c->tensors == pp->size;
+}
+
+static bool is_subset(const bench_case *c, const void *ud) { return c->kind == CASE_SUBSET; }
+
+/* Per planted family and size, and over the MiniMalloc subsets: packed with
+ * no spill, median and largest time. */
 static void md_planted_summary(FILE *f, const bench_case *cases, const result *res, uint32_t nres)
 {
     bool any = false;
-    for (uint32_t i = 0; i < nres && !any; i++) any = cases[res[i].kase].kind == CASE_PLANTED;
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (uint32_t i = 0; i < nres; i++) {
+        any |= cases[res[i].kase].kind == CASE_PLANTED || cases[res[i].kase].kind == CASE_SUBSET;
+        if (cases[res[i].kase].kind != CASE_SUBSET || !res[i].sets) continue;
+        if (res[i].sets < lo) lo = res[i].sets;
+        if (res[i].sets > hi) hi = res[i].sets;
+    }
     if (!any) return;
-    fprintf(f, "\n#### Planted instances, summary\n\n| family | tensors | packed, no spill | median time | "
+    fprintf(f, "\n#### Instances that pack by construction, summary\n\n| family | tensors | packed, no spill | median time | "
                "largest time |\n|---|---:|---:|---:|---:|\n");
     for (uint32_t fam = 0; fam < PLANTED_FAMILIES; fam++)
         for (uint32_t size = 0; size <= 1u << 30;) {
-            uint32_t next = UINT32_MAX, packed = 0, runs = 0;
-            double t[MAX_RUNS];
+            uint32_t next = UINT32_MAX;
             for (uint32_t i = 0; i < nres; i++) {
                 const bench_case *c = &cases[res[i].kase];
-                if (c->kind != CASE_PLANTED || c->one_d != PLANTED[fam].one_d || c->holes != PLANTED[fam].holes ||
-                    c->span_div != PLANTED[fam].span_div)
-                    continue;
-                if (c->tensors > size && c->tensors < next) next = c->tensors;
-                if (c->tensors != size) continue;
-                bool ok = res[i].status == RUN_OK && !res[i].spilled && res[i].verified > 0;
-                packed += ok;
-                t[runs++] = res[i].status == RUN_TIMEOUT ? PLANTED_TIMEOUT : res[i].alloc_s;
+                planted_pick any_size = {fam, c->tensors};
+                if (is_planted(c, &any_size) && c->tensors > size && c->tensors < next) next = c->tensors;
             }
-            if (runs) {
-                qsort(t, runs, sizeof *t, cmp_double);
-                double med = runs % 2 ? t[runs / 2] : (t[runs / 2 - 1] + t[runs / 2]) / 2;
-                fprintf(f, "| %s | %u | %u/%u | %.2f s | %.2f s |\n", PLANTED[fam].title, size, packed, runs, med,
-                        t[runs - 1]);
-            }
+            char sz[16];
+            snprintf(sz, sizeof sz, "%u", size);
+            md_summary_row(f, PLANTED[fam].title, sz, cases, res, nres, is_planted, &(planted_pick){fam, size});
             if (next == UINT32_MAX) break;
             size = next;
         }
+    char sz[48];
+    snprintf(sz, sizeof sz, "%llu–%llu", (unsigned long long)lo, (unsigned long long)hi);
+    md_summary_row(f, "MiniMalloc's, 2 % of the buffers left out", sz, cases, res, nres, is_subset, NULL);
 }
 
 static void md_phases(FILE *f, const bench_case *cases, const result *res, uint32_t nres)
@@ -775,6 +840,30 @@ static uint32_t add_glob(bench_case *cases, uint32_t n, const options *o, const 
     return n;
 }
 
+/* MiniMalloc's challenging instances (capacity 1 MiB), each with
+ * SUBSET_DROP percent of its buffers left out, seeds 1 to --planted-seeds. */
+static uint32_t add_subsets(bench_case *cases, uint32_t n, const options *o, const char *pattern)
+{
+    glob_t g;
+    if (glob(pattern, 0, NULL, &g) != 0) return n;
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        const char *name = base_name(g.gl_pathv[i]);
+        if (capacity_of(name) != 1048576) continue;
+        for (uint32_t seed = 1; seed <= o->planted_seeds && n < MAX_CASES; seed++) {
+            bench_case *c = &cases[n];
+            memset(c, 0, sizeof *c);
+            c->kind = CASE_SUBSET;
+            c->capacity = 1048576;
+            c->seed = seed;
+            snprintf(c->name, sizeof c->name, "%.60s, %u %% left out, seed %u", name, SUBSET_DROP, seed);
+            snprintf(c->path, sizeof c->path, "%s", g.gl_pathv[i]);
+            if (wanted(o, c->name)) n++;
+        }
+    }
+    globfree(&g);
+    return n;
+}
+
 static int usage(void)
 {
     fprintf(stderr, "usage: bench_alloc [--source-dir DIR] [--sizes N,...] [--api-sizes N,...] "
@@ -898,6 +987,11 @@ int main(int argc, char **argv)
                 if (wanted(&o, c->name)) n++;
             }
 
+    if (access(path, R_OK) == 0) {
+        snprintf(tmpl, sizeof tmpl, "%s/*.csv", path);
+        n = add_subsets(cases, n, &o, tmpl);
+    }
+
     uint32_t total = 0, nres = 0;
     for (uint32_t s = 0; s < SBA_STRATEGY_COUNT; s++) total += o.strategy_on[s] ? nother : 0;
     total += o.strategy_on[SBA_STRATEGY_COLORING] ? n - nother : 0;
@@ -905,7 +999,7 @@ int main(int argc, char **argv)
     for (uint32_t k = 0; k < n; k++)
         for (uint32_t s = 0; s < SBA_STRATEGY_COUNT; s++) {
             if (!o.strategy_on[s]) continue;
-            bool planted = cases[k].kind == CASE_PLANTED;
+            bool planted = cases[k].kind == CASE_PLANTED || cases[k].kind == CASE_SUBSET;
             if (planted && s != SBA_STRATEGY_COLORING) continue;
             fprintf(stderr, "bench_alloc: [%u/%u] %s, %s ... ", nres + 1, total, cases[k].name, sba_strategy_name(s));
             double t0 = now();
