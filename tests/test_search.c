@@ -4,7 +4,8 @@
  * them; independent parts are packed each on its own; a spent budget is
  * reported as such; identical tensors are not tried in every order; the
  * greedy runs take MiniMalloc's orders too, and restart with those orders
- * perturbed; the same input gives the same placements. Every
+ * perturbed; the time sections a search keeps keep every meeting of two
+ * live ranges; the same input gives the same placements. Every
  * allocation is proved by the verifier, and the 1-D ones are also checked by
  * the independent CSV checker against the capacity. */
 #include <criterion/criterion.h>
@@ -15,6 +16,8 @@
 #include "sballoc/csv.h"
 #include "sballoc/gen.h"
 #include "sballoc/verify.h"
+#include "base/rng.h"
+#include "sbuf/sbuf.h"
 
 /* Colouring alone: a budget of one work unit stops the search at once. */
 #define NO_SEARCH 1u
@@ -289,22 +292,63 @@ static void planted_with_holes_packs(uint64_t seed, uint32_t tensors, uint32_t h
 }
 
 /* The greedy skip also takes MiniMalloc's orders: here T-A-W packs the
- * 238-node part that the greedy runs by area, start and end do not, and
- * that no complete search packs within the budget. */
+ * 300-node part that the skylines and the greedy runs by area, start, end
+ * and T-W-A, all run before it, do not. */
 Test(search, greedy_runs_take_minimallocs_orders)
 {
     char lines[4096];
-    planted_with_holes_packs(1, 300, 10, lines);
-    cr_assert(strstr(lines, "part of 238 nodes packed (run 7: greedy, T-A-W order)") != NULL, "%s", lines);
+    planted_with_holes_packs(7, 300, 10, lines);
+    cr_assert(strstr(lines, "part of 300 nodes packed (run 7: greedy, T-A-W order)") != NULL, "%s", lines);
 }
 
 /* Restarts of the greedy runs, their orders perturbed by a seed: the
- * 300-node part here packs on the first restart, and by no run of the
- * plain orders within the budget. */
+ * 300-node part here packs on the first restart, by none of the quick
+ * runs in the plain orders. */
 Test(search, greedy_restarts_perturb_the_orders)
 {
     char lines[4096];
-    planted_with_holes_packs(3, 300, 10, lines);
-    cr_assert(strstr(lines, "part of 300 nodes packed (run 5: greedy, end order perturbed by seed 1)") != NULL,
+    planted_with_holes_packs(33, 300, 10, lines);
+    cr_assert(strstr(lines, "part of 300 nodes packed (run 4: greedy, start order perturbed by seed 1)") != NULL,
               "%s", lines);
+}
+
+/* The sections a search keeps, on random live ranges: each range keeps at
+ * least one, two ranges meet iff their kept ranges do, and no more are
+ * kept than there were. A staircase (every range ends at the last
+ * section, each starts one later: the reloads of one instruction) is one
+ * section. */
+Test(search, kept_sections_keep_every_meeting)
+{
+    enum { N = 40, K = 60 };
+    uint32_t s0[N], s1[N], rank[K + 1];
+    uint8_t events[K];
+    sba_rng r = {7};
+    for (int round = 0; round < 200; round++) {
+        /* ranges of time points in [0, K), then cut into sections at
+         * their end points, as a search does */
+        uint32_t n = 2 + (uint32_t)(sba_rng_next(&r) % (N - 1)), k;
+        bool cut[K + 1] = {false};
+        for (uint32_t x = 0; x < n; x++) {
+            uint32_t a = (uint32_t)(sba_rng_next(&r) % K), b = (uint32_t)(sba_rng_next(&r) % K);
+            s0[x] = a < b ? a : b, s1[x] = a < b ? b : a;
+            cut[s0[x]] = cut[s1[x] + 1] = true;
+        }
+        uint32_t cuts[K + 1]; /* cut points at or before t */
+        for (uint32_t t = 0; t <= K; t++) cuts[t] = (t ? cuts[t - 1] : 0) + cut[t];
+        k = cuts[K] - 1;
+        for (uint32_t x = 0; x < n; x++) s0[x] = cuts[s0[x]] - 1, s1[x] = cuts[s1[x] + 1] - 2;
+        uint32_t kept = sb_kept_sections(k, s0, s1, n, events, rank);
+        cr_assert_leq(kept, k);
+        for (uint32_t x = 0; x < n; x++) {
+            /* kept: [rank[s0], rank[s1 + 1]) */
+            cr_assert_lt(rank[s0[x]], rank[s1[x] + 1], "range %u [%u,%u] keeps nothing", x, s0[x], s1[x]);
+            for (uint32_t y = 0; y < n; y++) {
+                bool meet = s0[x] <= s1[y] && s0[y] <= s1[x];
+                bool kept_meet = rank[s0[x]] < rank[s1[y] + 1] && rank[s0[y]] < rank[s1[x] + 1];
+                cr_assert_eq(meet, kept_meet, "ranges [%u,%u] and [%u,%u]", s0[x], s1[x], s0[y], s1[y]);
+            }
+        }
+    }
+    for (uint32_t x = 0; x < N; x++) s0[x] = x, s1[x] = N - 1;
+    cr_assert_eq(sb_kept_sections(N, s0, s1, N, events, rank), 1u);
 }

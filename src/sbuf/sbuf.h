@@ -258,6 +258,13 @@ int sb_strips_pack(const sb_pack_problem *p, const sba_allocator *a, uint64_t bu
                    uint64_t *visited);
 
 /* ---- search.c: the exact packer ---------------------------------------- */
+/* The time sections that matter, of K sections cut at the end points of n
+ * live ranges [s0[x], s1[x]]: those where some range starts and some range
+ * ends. rank[k] (k = 0..K) counts the kept sections before k, so a range
+ * keeps [rank[s0], rank[s1 + 1] - 1], never empty; two ranges meet iff
+ * their kept ranges do. events: K bytes of scratch. Returns the kept count. */
+uint32_t sb_kept_sections(uint32_t K, const uint32_t *s0, const uint32_t *s1, uint32_t n, uint8_t *events,
+                          uint32_t *rank);
 /* The work budget of one function's searches. */
 uint64_t sb_search_budget(const sba_alloc_options *o);
 /* Searches, exactly, for a placement of every part where select left a node

@@ -10,7 +10,13 @@
  * option — the quarters its height class allows at one base — and must take
  * the same byte range in each of them. Precoloured nodes are fixed obstacles.
  *
- * Time is cut into sections at every interval end point; a place is a
+ * Time is cut into sections at every interval end point, and only the
+ * sections where some node starts and some node ends are kept (the maximal
+ * cliques of the interval graph): where none ends, every node live in the
+ * section is live in the next one too, and where none starts, in the one
+ * before, so its bounds follow from that one's. Two nodes meet in time iff
+ * they share a kept section, so nothing is lost; a part whose nodes share
+ * one point (the reloads of one instruction) is one section. A place is a
  * (quarter, section). The search keeps a floor per place: the end of the
  * highest node placed there. Any packing can be pushed down until every node
  * rests on another, on a fixed rectangle or on 0; placed in order of address,
@@ -1026,6 +1032,16 @@ static uint32_t section_of(const uint64_t *pts, uint32_t np, uint64_t t)
     return lo - 1;
 }
 
+uint32_t sb_kept_sections(uint32_t K, const uint32_t *s0, const uint32_t *s1, uint32_t n, uint8_t *events,
+                          uint32_t *rank)
+{
+    memset(events, 0, K);
+    for (uint32_t x = 0; x < n; x++) events[s0[x]] |= 1, events[s1[x]] |= 2;
+    rank[0] = 0;
+    for (uint32_t k = 0; k < K; k++) rank[k + 1] = rank[k] + (events[k] == 3);
+    return rank[K];
+}
+
 static uint8_t quarters_at(int32_t base, int64_t partitions)
 {
     return (uint8_t)sb_quarter_mask(base, partitions);
@@ -1136,12 +1152,23 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
     uint32_t u = 0;
     for (uint32_t x = 0; x < np; x++)
         if (!u || pts[x] != pts[u - 1]) pts[u++] = pts[x];
-    S.K = u - 1;
+    /* sections between end points, then only those sb_kept_sections keeps */
+    uint32_t *raw0 = sba_arena_array(ar, (size_t)n + 1, sizeof *raw0);
+    uint32_t *raw1 = sba_arena_array(ar, (size_t)n + 1, sizeof *raw1), *rank = sba_arena_array(ar, u + 1, sizeof *rank);
+    uint32_t *width = sba_arena_array(ar, (size_t)n + 1, sizeof *width); /* per node: raw sections, for the orders */
+    uint8_t *events = sba_arena_array(ar, u + 1, sizeof *events);
+    if (!raw0 || !raw1 || !rank || !width || !events) return -1;
+    for (uint32_t x = 0; x < n; x++) {
+        const sb_node *nd = &c->info[ids[x]];
+        raw0[x] = section_of(pts, u, nd->start), raw1[x] = section_of(pts, u, (uint64_t)nd->end + 1) - 1;
+    }
+    S.K = sb_kept_sections(u - 1, raw0, raw1, n, events, rank);
     S.Q = all_full ? 1 : SBA_BANDS;
     uint32_t nn = 0;
     for (uint32_t x = 0; x < n; x++) {
         const sb_node *nd = &c->info[ids[x]];
-        uint32_t s0 = section_of(pts, u, nd->start), s1 = section_of(pts, u, (uint64_t)nd->end + 1) - 1;
+        uint32_t s0 = rank[raw0[x]], s1 = rank[raw1[x] + 1] - 1;
+        width[nn] = raw1[x] - raw0[x] + 1; /* a precoloured node's is overwritten by the next */
         if (kind == KIND_SWEEP_BACK) {
             /* the sweep backwards in time: sections mirrored */
             uint32_t t = s0;
@@ -1175,7 +1202,7 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
     for (uint32_t i = 0; i < nn; i++) {
         const sx_node *sn = &S.nodes[i];
         const sb_node *nd = &c->info[sn->id];
-        int64_t area = sn->size * sn->weight, len = nd->end - nd->start, w = sn->s1 - sn->s0 + 1, t = 0;
+        int64_t area = sn->size * sn->weight, len = nd->end - nd->start, w = width[i], t = 0;
         for (uint32_t k = sn->s0; k <= sn->s1; k++)
             if (total[k] > t) t = total[k];
         order_key *key = &keys[i];
