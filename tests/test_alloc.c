@@ -832,6 +832,54 @@ Test(guard, every_strategy_stops_with_the_guard)
     }
 }
 
+/* A planted 2-D function dense in time (a sixth as many steps as tensors,
+ * 64 KiB per partition, zero slack), allocated with a search budget too
+ * small to pack it: it spills, and the reloads and def copies fill points
+ * that are already full. The "search: the nodes spill code made" lines of
+ * the log are kept in `lines`. */
+static void keep_rescue_lines(void *ud, const char *line)
+{
+    char *keep = ud;
+    size_t len = strlen(keep);
+    if (strstr(line, "the nodes spill code made") && len + strlen(line) + 2 < 1024)
+        snprintf(keep + len, 1024 - len, "%s\n", line);
+}
+
+static void allocate_planted_dense(run *r, uint64_t seed, uint32_t tensors, char *lines)
+{
+    sba_planted_options p;
+    sba_planted_defaults(&p);
+    p.seed = seed;
+    p.tensors = tensors;
+    p.span = tensors / 6;
+    sba_error err;
+    bir_module *m = sba_gen_planted(&p, false, NULL, &err);
+    cr_assert_not_null(m, "gen --planted: %s", err.message);
+    memset(r, 0, sizeof *r);
+    r->m = m;
+    lines[0] = '\0';
+    sba_alloc_options o = {.search_budget = 10000000, .log = keep_rescue_lines, .log_ud = lines};
+    sba_alloc_report rep;
+    r->st = sba_allocate_module(m, &o, &rep, &r->err);
+    if (rep.nfns) r->rep = rep.fns[0];
+    sba_alloc_report_free(&rep);
+}
+
+/* Select, even with them first, leaves a reload or def copy unplaced; no
+ * tensor that could spill is in its way. Those nodes are then searched
+ * exactly on their own, and fit: the function allocates (it ended in "no
+ * place found" before). */
+Test(guard, nodes_spill_code_made_are_searched_alone)
+{
+    run r;
+    char lines[1024];
+    allocate_planted_dense(&r, 1, 200, lines);
+    check_ok(&r);
+    cr_assert_gt(r.rep.spilled, 0);
+    cr_assert_not_null(strstr(lines, "search: the nodes spill code made, alone: 1 of 1 parts packed"), "%s", lines);
+    bir_module_free(r.m);
+}
+
 /* ====================================================================== */
 /* determinism                                                            */
 /* ====================================================================== */

@@ -11,9 +11,11 @@
  *
  * The loop has no random restarts: only the spill code changes between
  * iterations. Unlike the seed it has a guard: a node that spill code made
- * (already as short as it can be) and that still cannot be placed means the
- * tensors live at some point cannot fit, which is reported with the point,
- * the tensors and their bytes; and the iteration count is bounded.
+ * (already as short as it can be) and that still cannot be placed, even by
+ * select with those nodes first and then by an exact search of those nodes
+ * alone, means the tensors live at some point cannot fit, which is reported
+ * with the point, the tensors and their bytes; and the iteration count is
+ * bounded.
  *
  * Each iteration's pass data lives in one arena, freed at once. The module
  * driver (src/alloc/pipeline.c) calls sb_allocate_function once per function;
@@ -169,6 +171,15 @@ static bool evict_for(sb_ctx *c, uint32_t v)
     return true;
 }
 
+/* Whether select left a node unplaced that spill code made (it cannot
+ * spill again). */
+static bool stuck(const sb_ctx *c, uint32_t failed)
+{
+    for (uint32_t i = 0; i < c->n && failed; i++)
+        if (c->info[i].spill && c->info[i].unspillable) return true;
+    return false;
+}
+
 /* ---- the driver -------------------------------------------------------- */
 
 void sb_ctx_init(sb_ctx *c, bir_function *fn, const sba_target *t, const sba_alloc_options *o,
@@ -276,9 +287,11 @@ sba_status sb_allocate_function(sb_ctx *c)
             if (sst != SBA_OK) return sst;
             if (packed) failed = 0;
         }
-        bool stuck = false;
-        for (uint32_t i = 0; i < c->n && failed; i++) stuck |= c->info[i].spill && c->info[i].unspillable;
-        if (stuck) failed = sb_reselect_unspillable_first(c);
+        if (stuck(c, failed)) failed = sb_reselect_unspillable_first(c);
+        if (stuck(c, failed)) {
+            PHASE(c, SBA_PHASE_SEARCH, sb_search_unspillable(c));
+            failed = sb_select_around_placed(c);
+        }
         if (!failed) {
             high_water(c);
             PHASE(c, SBA_PHASE_COMMIT, commit(c));

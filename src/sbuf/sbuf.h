@@ -214,6 +214,8 @@ void sb_order_by_size(sb_ctx *c, uint32_t *order, uint32_t *norder);
 /* The guard's last resort: select again, unspillable nodes first, best fit;
  * returns the nodes left unplaced. */
 uint32_t sb_reselect_unspillable_first(sb_ctx *c);
+/* The same order and rule, the placed nodes kept where they are. */
+uint32_t sb_select_around_placed(sb_ctx *c);
 /* Whether the tensors live with v overflow one partition quarter at some
  * point of its range (quarter SBA_BANDS: their average over the quarters);
  * the worst point, quarter and bytes. */
@@ -277,6 +279,9 @@ sba_status sb_search_repair(sb_ctx *c, bool *packed);
 /* Where the search ran out: the unplaced nodes one at a time, each by a
  * repair of its own windows; *packed when every node is then placed. */
 sba_status sb_search_insert(sb_ctx *c, bool *packed);
+/* The guard's exact resort: every node spill code made, alone, searched
+ * where select left one; every other node is left unplaced. */
+sba_status sb_search_unspillable(sb_ctx *c);
 
 /* ---- spill.c ----------------------------------------------------------- */
 sba_status sb_insert_spill_code(sb_ctx *c);

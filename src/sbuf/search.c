@@ -1731,3 +1731,71 @@ sba_status sb_search_insert(sb_ctx *c, bool *packed)
     if (*packed && c->rep->search_outcome < OUTCOME_PACKED) c->rep->search_outcome = OUTCOME_PACKED;
     return SBA_OK;
 }
+
+/* ---- the nodes spill code made ---------------------------------------------
+ * Reloads and the def copies of spilled tensors cannot spill again: where
+ * select, even with them first, leaves one unplaced, the function
+ * allocates only if they fit together. They are searched alone: every
+ * other node is unplaced (select puts them back around them, and spills
+ * what does not fit), and each part of theirs where one was left runs the
+ * plan, each run on a quarter of what is left of RESCUE_BUDGET. They are
+ * short, so their parts are small; the reloads of one instruction share
+ * its point and are one section. The allowance is their own, not drawn
+ * from the search budget: the iterations that make them come last, when
+ * that may be spent. */
+#define RESCUE_BUDGET 200000000ull
+
+sba_status sb_search_unspillable(sb_ctx *c)
+{
+    uint32_t *ids = sba_arena_array(&c->ar, (size_t)c->n + 1, sizeof *ids), m = 0;
+    uint32_t *part = sba_arena_array(&c->ar, (size_t)c->n + 1, sizeof *part);
+    order_key *keys = sba_arena_array(&c->ar, (size_t)c->n + 1, sizeof *keys);
+    if (!ids || !part || !keys) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory");
+    for (uint32_t i = 0; i < c->n; i++) {
+        sb_node *nd = &c->info[i];
+        if (nd->rep != i || nd->precoloured) continue;
+        if (nd->unspillable) keys[m++] = (order_key){{-(int64_t)nd->start, 0, 0}, i};
+        else nd->placed = false, nd->spill = false;
+    }
+    qsort(keys, m, sizeof *keys, cmp_key); /* -start descending = start ascending */
+    for (uint32_t x = 0; x < m; x++) ids[x] = keys[x].idx;
+    uint64_t saved = c->search_left;
+    uint32_t searched = 0, failed = 0, infeasible = 0;
+    int r = OUTCOME_PACKED;
+    for (uint32_t a = 0; a < m && r >= 0;) {
+        uint32_t b = a + 1, first = c->info[ids[a]].start, reach = c->info[ids[a]].end;
+        bool unplaced = !c->info[ids[a]].placed;
+        while (b < m && c->info[ids[b]].start <= reach) {
+            if (c->info[ids[b]].end > reach) reach = c->info[ids[b]].end;
+            unplaced |= !c->info[ids[b]].placed;
+            b++;
+        }
+        if (unplaced) {
+            /* the part, and the precoloured rectangles in its time */
+            uint32_t n = 0;
+            for (uint32_t x = a; x < b; x++) part[n++] = ids[x];
+            for (uint32_t i = 0; i < c->n; i++) {
+                const sb_node *nd = &c->info[i];
+                if (nd->rep == i && nd->precoloured && nd->start <= reach && first <= nd->end) part[n++] = i;
+            }
+            bool flip = fixed_above_middle(c, part, n);
+            uint64_t left = RESCUE_BUDGET;
+            r = OUTCOME_BUDGET;
+            for (uint32_t p = 0; p < PLAN_LEN && r == OUTCOME_BUDGET && left > 0; p++) {
+                int64_t slack;
+                c->search_left = left;
+                r = search_part(c, part, n, PLAN[p], flip, p + 1 < PLAN_LEN ? left / 4 : left, &slack);
+                left = c->search_left;
+            }
+            searched++;
+            failed += r != OUTCOME_PACKED;
+            infeasible += r == OUTCOME_INFEASIBLE;
+        }
+        a = b;
+    }
+    c->search_left = saved;
+    if (r < 0) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory in the exact packer");
+    sb_log(c, "search: the nodes spill code made, alone: %u of %u parts packed, %u proved infeasible",
+           searched - failed, searched, infeasible);
+    return SBA_OK;
+}

@@ -160,20 +160,26 @@ void sb_order_by_size(sb_ctx *c, uint32_t *order, uint32_t *norder)
  * although they fit together. Returns the nodes left unplaced. */
 uint32_t sb_reselect_unspillable_first(sb_ctx *c)
 {
-    uint32_t *order = sba_arena_array(&c->ar, (size_t)c->n + 1, sizeof *order), norder = 0;
-    if (!order) return c->n;
     for (uint32_t i = 0; i < c->n; i++) {
         sb_node *nd = &c->info[i];
         if (nd->rep != i || nd->precoloured) continue;
         nd->placed = false;
         nd->spill = false;
     }
+    uint32_t failed = sb_select_around_placed(c);
+    sb_log(c, "reselect, unspillable first: %u left unplaced", failed);
+    return failed;
+}
+
+uint32_t sb_select_around_placed(sb_ctx *c)
+{
+    uint32_t *order = sba_arena_array(&c->ar, (size_t)c->n + 1, sizeof *order), norder = 0;
+    if (!order) return c->n;
     uint32_t rule = c->rule;
     sb_order_by_size(c, order, &norder);
     c->rule = SB_RULE_BEST_FIT;
     uint32_t failed = sb_select_nodes(c, order, norder);
     c->rule = rule;
-    sb_log(c, "reselect, unspillable first: %u left unplaced", failed);
     return failed;
 }
 
