@@ -880,6 +880,19 @@ Test(guard, nodes_spill_code_made_are_searched_alone)
     bir_module_free(r.m);
 }
 
+/* Every iteration that does not finish spills a tensor that could still
+ * spill, so the fixpoint ends; its bound only guards against a fault. This
+ * function needs 34 iterations. */
+Test(guard, fixpoint_runs_until_nothing_is_left_to_spill)
+{
+    run r;
+    char lines[1024];
+    allocate_planted_dense(&r, 3, 400, lines);
+    check_ok(&r);
+    cr_assert_gt(r.rep.iterations, 32);
+    bir_module_free(r.m);
+}
+
 /* ====================================================================== */
 /* determinism                                                            */
 /* ====================================================================== */

@@ -51,7 +51,7 @@ typedef struct sba_alloc_options {
     void *log_ud;
     uint32_t dump;             /* SBA_DUMP_* */
     uint64_t search_budget;    /* exact packer's work units per function; 0: 4e9 */
-    uint32_t max_iterations;   /* spill fixpoint guard; 0: default */
+    uint32_t max_iterations;   /* spill fixpoint guard; 0: default (256) */
     int64_t dram_page;         /* DRAM scratch alignment and size unit in bytes; 0: 512 */
     uint32_t jobs;             /* threads allocating functions at once; 0 or 1: one. The
                                   result is the same whatever the count. Without effect
