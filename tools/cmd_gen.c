@@ -1,7 +1,7 @@
 /* sballoc gen [--seed N] [--tensors N] [--loop-depth D] [--heights MIX]
  *             [--pressure X] [--target trn1|trn2|trn3] [--functions N] [-o OUT]
  * sballoc gen --planted [--seed N] [--tensors N] [--heights MIX] [--capacity B]
- *             [--span T] [--min-size B] [--holes PCT] [-o OUT]
+ *             [--span T] [--min-size B] [--holes PCT] [--walls] [-o OUT]
  *             [--solution FILE]
  *
  * Writes a generated kernel (see include/sballoc/gen.h) as JSON; with
@@ -21,7 +21,8 @@
 static const char USAGE[] = "usage: sballoc gen [--seed N] [--tensors N] [--loop-depth D] "
                             "[--heights MIX] [--pressure X] [--target trn1|trn2|trn3] [--functions N] [-o OUT]\n"
                             "       sballoc gen --planted [--seed N] [--tensors N] [--heights MIX] "
-                            "[--capacity B] [--span T] [--min-size B] [--holes PCT] [-o OUT] [--solution FILE]";
+                            "[--capacity B] [--span T] [--min-size B] [--holes PCT] [--walls] [-o OUT] "
+                            "[--solution FILE]";
 
 static bool parse_u64(const char *s, uint64_t max, uint64_t *out)
 {
@@ -61,6 +62,11 @@ int cmd_gen(int argc, char **argv)
             return EXIT_OK;
         }
         if (!strcmp(opt, "--planted")) continue;
+        if (!strcmp(opt, "--walls")) {
+            po.walls = true;
+            only_planted = opt;
+            continue;
+        }
         if (i + 1 == argc) {
             if (opt[0] == '-') return cli_usage_error("gen", "%s needs a value (%s)", opt, USAGE);
             return cli_usage_error("gen", "unexpected argument \"%s\" (%s)", opt, USAGE);

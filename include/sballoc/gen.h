@@ -83,6 +83,12 @@ typedef struct sba_planted_options {
      * about tensors × 100 / (100 - holes) pieces and a seeded choice of them
      * is dropped, so the instance keeps a known packing but has slack. */
     uint32_t holes;
+    /* The walls construction instead of guillotine cuts (1-D: heights must
+     * be "full"): at every step some tensors end and the room they leave is
+     * cut again at new points, as memory reused over time, so that no cut
+     * in time or bytes splits the tiling. Its span defaults to a quarter of
+     * the tensors. */
+    bool walls;
 } sba_planted_options;
 
 /* seed 1, 500 tensors, 65,536 bytes, "q:1,h:1,f:1", span 0, min size 512,

@@ -25,6 +25,12 @@
  * none is left the generator fails with a usage error (ask for a larger span
  * or capacity, or fewer tensors).
  *
+ * Walls. With `walls` (1-D only) the tiling is not cut but grown in time,
+ * as an allocator reusing freed memory grows one: at every step some live
+ * tensors end and the room they leave, merged where it touches, is cut at
+ * new points into new tensors (see walls()). Every step stays full; few
+ * boundaries survive long, so no guillotine cut splits most of it.
+ *
  * Holes. With `holes` percent, the box is cut into tensors × 100 /
  * (100 - holes) pieces (rounded) and only the first `tensors` of the seeded
  * order are kept: the planted packing still packs them, but the load is no
@@ -156,6 +162,116 @@ static int64_t partitions_of(planted *p, uint32_t h)
     return lo + (int64_t)prng_below(&p->r, (uint64_t)(hi - lo + 1));
 }
 
+/* ---- walls ----------------------------------------------------------------- */
+
+/* A run of free bytes, in alignment units. */
+typedef struct wrun {
+    int64_t a0, a1;
+} wrun;
+
+/* Adds [a0, a1) to the sorted, disjoint runs, merged with those it touches. */
+static void free_add(wrun *run, uint32_t *n, int64_t a0, int64_t a1)
+{
+    uint32_t i = 0;
+    while (i < *n && run[i].a1 < a0) i++;
+    uint32_t j = i;
+    while (j < *n && run[j].a0 <= a1) {
+        if (run[j].a0 < a0) a0 = run[j].a0;
+        if (run[j].a1 > a1) a1 = run[j].a1;
+        j++;
+    }
+    memmove(&run[i + 1], &run[j], (*n - j) * sizeof *run);
+    *n -= j - i - 1;
+    run[i] = (wrun){a0, a1};
+}
+
+/* How many tensors of at least m units the runs can be cut into. */
+static uint64_t free_room(const wrun *run, uint32_t n, int64_t m)
+{
+    uint64_t k = 0;
+    for (uint32_t i = 0; i < n; i++) k += (uint64_t)((run[i].a1 - run[i].a0) / m);
+    return k;
+}
+
+static int cmp_i64(const void *x, const void *y)
+{
+    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* Cuts [a0, a1) at step t into k tensors of at least m units: the units
+ * beyond k × m are split at k - 1 uniform points (cut: k slots of scratch). */
+static void cut_run(planted *p, uint32_t *live, uint32_t *nlive, const wrun *r, uint32_t k, int64_t t,
+                    int64_t *cut)
+{
+    int64_t spare = (r->a1 - r->a0) - (int64_t)k * p->min_units, at = r->a0, prev = 0;
+    for (uint32_t x = 0; x + 1 < k; x++) cut[x] = (int64_t)prng_below(&p->r, (uint64_t)spare + 1);
+    qsort(cut, k - 1, sizeof *cut, cmp_i64);
+    cut[k - 1] = spare;
+    for (uint32_t x = 0; x < k; x++) {
+        int64_t size = p->min_units + cut[x] - prev;
+        prev = cut[x];
+        live[(*nlive)++] = p->n;
+        p->box[p->n++] = (pbox){t, INT64_MAX, at, at + size, 0, QUARTERS};
+        at += size;
+    }
+}
+
+/* The walls construction (1-D): memory reused over time. At every step
+ * some live tensors end — picked at random, one at a time, until the room
+ * they leave holds this step's share of the tensors still to make — and
+ * that room, merged where it touches, is cut at new points into new
+ * tensors. Every step stays full to the capacity, but the boundaries of
+ * the new tensors rarely meet the old ones, so no cut in time or in bytes
+ * splits the box: a tiling of the kind an allocator reusing freed memory
+ * makes, which the guillotine decomposition cannot take apart. */
+static bool walls(planted *p, uint32_t want, sba_arena *scratch)
+{
+    const int64_t span = p->o->span, m = p->min_units;
+    uint32_t *live = sba_arena_array(scratch, (size_t)want + 1, sizeof *live), nlive = 0;
+    wrun *run = sba_arena_array(scratch, (size_t)want + 2, sizeof *run);
+    if (!live || !run) return sba_err(p->err, SBA_ERR_NOMEM, "out of memory"), false;
+    uint32_t made = 0;
+    for (int64_t t = 0; t < span && made < want; t++) {
+        uint64_t rest = want - made, steps = (uint64_t)(span - t);
+        uint64_t q = t + 1 == span ? rest : rest / steps + (prng_below(&p->r, steps) < rest % steps);
+        if (!q) continue;
+        uint32_t nrun = 0;
+        if (t == 0) run[nrun++] = (wrun){0, p->units};
+        while (nlive && free_room(run, nrun, m) < q) {
+            uint32_t x = (uint32_t)prng_below(&p->r, nlive);
+            pbox *b = &p->box[live[x]];
+            b->t1 = t;
+            live[x] = live[--nlive];
+            free_add(run, &nrun, b->a0, b->a1);
+        }
+        uint64_t room = free_room(run, nrun, m);
+        if (room < q) q = room; /* nothing left to end: fewer this step */
+        /* every run gets one tensor (each ended tensor made room for one,
+         * so there are at most q runs), the rest go at random */
+        uint32_t *k = sba_arena_array(scratch, (size_t)nrun + 1, sizeof *k);
+        if (!k) return sba_err(p->err, SBA_ERR_NOMEM, "out of memory"), false;
+        for (uint32_t i = 0; i < nrun; i++) k[i] = 1;
+        for (uint64_t extra = q > nrun ? q - nrun : 0; extra > 0; extra--) {
+            uint32_t i = (uint32_t)prng_below(&p->r, nrun);
+            while ((int64_t)(k[i] + 1) * m > run[i].a1 - run[i].a0) i = (i + 1) % nrun;
+            k[i]++;
+        }
+        int64_t *cut = sba_arena_array(scratch, (size_t)q + 1, sizeof *cut);
+        if (!cut) return sba_err(p->err, SBA_ERR_NOMEM, "out of memory"), false;
+        for (uint32_t i = 0; i < nrun; i++) {
+            cut_run(p, live, &nlive, &run[i], k[i], t, cut);
+            made += k[i];
+        }
+    }
+    for (uint32_t x = 0; x < nlive; x++) p->box[live[x]].t1 = span;
+    if (made < want)
+        return sba_err(p->err, SBA_ERR_USAGE, "planted: %u tensors do not fit a span of %u steps and %lld bytes in "
+                       "pieces of at least %lld bytes", p->o->tensors, p->o->span, (long long)p->o->capacity,
+                       (long long)(m * p->align)), false;
+    return true;
+}
+
 /* ---- the module ---------------------------------------------------------- */
 
 typedef struct pevent {
@@ -279,12 +395,16 @@ bir_module *sba_gen_planted(const sba_planted_options *o, bool solution, const s
                        (long long)o->capacity, (long long)o->min_size), NULL;
     if (o->holes > 90)
         return sba_err(err, SBA_ERR_USAGE, "holes must be a percent in 0..90, got %u", o->holes), NULL;
+    if (o->walls && (w[0] || w[1]))
+        return sba_err(err, SBA_ERR_USAGE, "walls are 1-D: heights must be \"full\", got \"%s\"",
+                       o->heights ? o->heights : "q:1,h:1,f:1"),
+               NULL;
     sba_planted_options opt = *o;
     const uint32_t kept = o->tensors;
     opt.tensors = (uint32_t)(((uint64_t)o->tensors * 100 + (100 - o->holes) / 2) / (100 - o->holes));
     if (opt.tensors > MAX_PLANTED) opt.tensors = MAX_PLANTED;
     o = &opt;
-    if (!opt.span) opt.span = kept;
+    if (!opt.span) opt.span = opt.walls ? (kept + 3) / 4 : kept;
     planted p = {.o = &opt, .err = err, .align = align, .units = o->capacity / align,
                  .min_units = (o->min_size + align - 1) / align};
     p.r.s = o->seed ^ 0x9A1A47EDB0Cull;
@@ -312,20 +432,24 @@ bir_module *sba_gen_planted(const sba_planted_options *o, bool solution, const s
         sba_err(err, SBA_ERR_NOMEM, "out of memory");
         goto done;
     }
-    p.box[p.n++] = (pbox){0, opt.span, 0, p.units, 0, QUARTERS};
-    if (!cut_until(&p, 0, nf + sf)) goto done;
-    uint32_t halves = split_height(&p, 0, sf);
-    if (!cut_until(&p, halves, hb)) goto done;
-    uint32_t quarters = split_height(&p, halves, sh);
-    if (!cut_until(&p, quarters, nq)) goto done;
-    /* drop the boxes that were split: the first sf of the full range and the
-     * first sh of the halves range */
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < p.n; i++) {
-        if (i < sf || (i >= halves && i < halves + sh)) continue;
-        p.box[n++] = p.box[i];
+    if (o->walls) {
+        if (!walls(&p, o->tensors, &scratch)) goto done;
+    } else {
+        p.box[p.n++] = (pbox){0, opt.span, 0, p.units, 0, QUARTERS};
+        if (!cut_until(&p, 0, nf + sf)) goto done;
+        uint32_t halves = split_height(&p, 0, sf);
+        if (!cut_until(&p, halves, hb)) goto done;
+        uint32_t quarters = split_height(&p, halves, sh);
+        if (!cut_until(&p, quarters, nq)) goto done;
+        /* drop the boxes that were split: the first sf of the full range
+         * and the first sh of the halves range */
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < p.n; i++) {
+            if (i < sf || (i >= halves && i < halves + sh)) continue;
+            p.box[n++] = p.box[i];
+        }
+        p.n = n;
     }
-    p.n = n;
     /* a seeded order, not the cut order */
     for (uint32_t i = p.n; i > 1; i--) {
         uint32_t j = (uint32_t)prng_below(&p.r, i);

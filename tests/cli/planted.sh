@@ -1,5 +1,6 @@
 #!/bin/sh
-# `sballoc gen --planted`: instances with a known zero-slack packing. The
+# `sballoc gen --planted`: instances with a known zero-slack packing, by
+# guillotine cuts or (--walls) by memory reused over time. The
 # same arguments give the same bytes; --solution writes the planted packing,
 # which the verifier accepts, and it leaves no slack (the lower bound is the
 # capacity). The packer packs small planted instances, 1-D and 2-D, that the
@@ -40,6 +41,23 @@ grep -q '^sets: 250$' "$tmp/out" || fail "--holes 20 --tensors 250: $(grep '^set
     fail "seed 4 with 20% holes should leave slack: its high-water mark is the capacity"
 "$bin" gen --planted --holes 91 >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] && grep -q 'holes must be a percent' "$tmp/err" || fail "gen --planted --holes 91: $(cat "$tmp/err")"
+
+# Walls: memory reused over time, a 1-D tiling no guillotine cut splits.
+# The same arguments give the same bytes, the planted packing verifies, the
+# count is the one asked for, and there is no slack.
+"$bin" gen --planted --walls --heights full --seed 3 --tensors 400 -o "$tmp/w.json" --solution "$tmp/w.sol.json" \
+    2>"$tmp/err" || fail "gen --planted --walls: $(cat "$tmp/err")"
+"$bin" gen --planted --walls --heights full --seed 3 --tensors 400 >"$tmp/w2.json" || fail "gen --walls to stdout"
+cmp -s "$tmp/w.json" "$tmp/w2.json" || fail "gen --planted --walls twice: outputs differ"
+"$bin" verify "$tmp/w.sol.json" >/dev/null 2>"$tmp/err" || fail "walls solution: $(cat "$tmp/err")"
+"$bin" check "$tmp/w.json" >"$tmp/out" || fail "check of a walls instance"
+grep -q '^sets: 400$' "$tmp/out" || fail "--walls --tensors 400: $(grep '^sets' "$tmp/out")"
+"$bin" analyze "$tmp/w.json" --log 2>&1 | grep -q '^SB high-water mark = 65536 bytes' ||
+    fail "the walls instance should have zero slack (lower bound = capacity 65536)"
+"$bin" gen --planted --walls >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q 'walls are 1-D' "$tmp/err" || fail "gen --planted --walls without full heights: $(cat "$tmp/err")"
+"$bin" gen --walls >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q 'applies only to --planted' "$tmp/err" || fail "gen --walls: $(cat "$tmp/err")"
 
 # Packing: small instances that colouring alone spills pack with no spill.
 # The 200-tensor one packs only with the per-band section bounds: without
