@@ -18,8 +18,9 @@
  *     partition, of 300, 1,000 and 2,000 tensors (--planted-sizes), seeds 1
  *     to 3 (--planted-seeds); a 2-D family dense in time (`--span` a sixth
  *     of the tensors); and a 1-D family with 5 % of the tiling left
- *     out (`--holes 5`), which has slack; colouring only, at most 30 s of
- *     CPU each;
+ *     out (`--holes 5`), which has slack; a 1-D family grown as memory
+ *     reused over time (`--walls`), which no guillotine cut splits;
+ *     colouring only, at most 30 s of CPU each;
  *   - MiniMalloc's challenging instances (capacity 1 MiB) with 2 % of their
  *     buffers left out, chosen by seeds 1 to --planted-seeds: a subset of a
  *     packable instance packs, and the slack the missing buffers leave is
@@ -87,17 +88,20 @@ enum { PLANTED_TIMEOUT = 30, PLANTED_CAPACITY = 65536 };
 /* The planted families: zero slack, 1-D and 2-D; 2-D dense in time (its
  * span a sixth of the tensor count, so many more are live at once); and
  * 1-D with 5 % of the tiling left out, slack as in MiniMalloc's challenging
- * instances, where the guillotine decomposition does not apply. */
+ * instances, where the guillotine decomposition does not apply; 1-D walls,
+ * zero slack with no guillotine cuts. */
 static const struct {
     const char *name, *title;
     bool one_d;
     uint32_t holes;
     uint32_t span_div; /* span = tensors / span_div; 0: the default span */
+    bool walls;
 } PLANTED[] = {
-    {"1-D", "1-D", true, 0, 0},
-    {"2-D", "2-D (q:h:f 1:1:1)", false, 0, 0},
-    {"2-D dense", "2-D, dense (span tensors / 6)", false, 0, 6},
-    {"1-D 5% holes", "1-D, 5 % holes", true, 5, 0},
+    {"1-D", "1-D", true, 0, 0, false},
+    {"2-D", "2-D (q:h:f 1:1:1)", false, 0, 0, false},
+    {"2-D dense", "2-D, dense (span tensors / 6)", false, 0, 6, false},
+    {"1-D 5% holes", "1-D, 5 % holes", true, 5, 0, false},
+    {"1-D walls", "1-D walls (`--walls`, span tensors / 4)", true, 0, 0, true},
 };
 enum { PLANTED_FAMILIES = sizeof PLANTED / sizeof PLANTED[0] };
 
@@ -111,6 +115,7 @@ typedef struct bench_case {
     bool one_d;           /* planted only: every tensor full height */
     uint32_t holes;       /* planted only: percent of the tiling left out */
     uint32_t span_div;    /* planted only: span = tensors / span_div (0: default) */
+    bool walls;           /* planted only: the walls construction */
 } bench_case;
 
 typedef enum run_status { RUN_OK = 0, RUN_LOAD_FAILED, RUN_ALLOC_FAILED, RUN_CRASHED, RUN_TIMEOUT } run_status;
@@ -281,6 +286,7 @@ static bir_module *load(const bench_case *c, result *r)
         p.capacity = PLANTED_CAPACITY;
         p.heights = c->one_d ? "full" : "q:1,h:1,f:1";
         p.holes = c->holes;
+        p.walls = c->walls;
         if (c->span_div) p.span = c->tensors / c->span_div;
         double t0 = now();
         bir_module *m = sba_gen_planted(&p, false, NULL, &err);
@@ -615,7 +621,7 @@ static bool is_planted(const bench_case *c, const void *ud)
 {
     const planted_pick *pp = ud;
     return c->kind == CASE_PLANTED && c->one_d == PLANTED[pp->fam].one_d && c->holes == PLANTED[pp->fam].holes &&
-           c->span_div == PLANTED[pp->fam].span_div && c->tensors == pp->size;
+           c->span_div == PLANTED[pp->fam].span_div && c->walls == PLANTED[pp->fam].walls && c->tensors == pp->size;
 }
 
 static bool is_subset(const bench_case *c, const void *ud) { return c->kind == CASE_SUBSET; }
@@ -983,6 +989,7 @@ int main(int argc, char **argv)
                 c->one_d = PLANTED[fam].one_d;
                 c->holes = PLANTED[fam].holes;
                 c->span_div = PLANTED[fam].span_div;
+                c->walls = PLANTED[fam].walls;
                 snprintf(c->name, sizeof c->name, "planted %s %u seed %u", PLANTED[fam].name, c->tensors, seed);
                 if (wanted(&o, c->name)) n++;
             }
