@@ -199,6 +199,7 @@ void sb_ctx_init(sb_ctx *c, bir_function *fn, const sba_target *t, const sba_all
     c->search_left = sb_search_budget(o);
     c->repair_left = c->search_left / 16;
     c->insert_left = c->search_left / 16;
+    c->rescue_left = sb_rescue_budget();
     sba_arena_init(&c->ar, fn->module->arena->a);
     sba_arena_init(&c->keep, fn->module->arena->a);
 }

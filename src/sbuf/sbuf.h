@@ -106,6 +106,7 @@ typedef struct sb_ctx {
     uint64_t search_left;     /* the exact packer's work budget left for this function */
     uint64_t repair_left;     /* and its repairs' (a sixteenth more, apart) */
     uint64_t insert_left;     /* and its insertions' (another sixteenth) */
+    uint64_t rescue_left;     /* the searches of the nodes spill code made, alone (search.c) */
     int64_t lower_bound;      /* max over points of the per-quarter average demand */
     int64_t band_lb[SBA_BANDS];
     sba_error *err;
@@ -282,6 +283,8 @@ sba_status sb_search_insert(sb_ctx *c, bool *packed);
 /* The guard's exact resort: every node spill code made, alone, searched
  * where select left one; every other node is left unplaced. */
 sba_status sb_search_unspillable(sb_ctx *c);
+/* Its allowance per function, apart from the search budget. */
+uint64_t sb_rescue_budget(void);
 
 /* ---- spill.c ----------------------------------------------------------- */
 sba_status sb_insert_spill_code(sb_ctx *c);

@@ -1742,8 +1742,13 @@ sba_status sb_search_insert(sb_ctx *c, bool *packed)
  * short, so their parts are small; the reloads of one instruction share
  * its point and are one section. The allowance is their own, not drawn
  * from the search budget: the iterations that make them come last, when
- * that may be spent. */
+ * that may be spent. It is RESCUE_BUDGET per part and RESCUE_POOL per
+ * function, so that a function whose fixpoint runs long still ends in
+ * bounded work. */
 #define RESCUE_BUDGET 200000000ull
+#define RESCUE_POOL 1000000000ull
+
+uint64_t sb_rescue_budget(void) { return RESCUE_POOL; }
 
 sba_status sb_search_unspillable(sb_ctx *c)
 {
@@ -1779,7 +1784,7 @@ sba_status sb_search_unspillable(sb_ctx *c)
                 if (nd->rep == i && nd->precoloured && nd->start <= reach && first <= nd->end) part[n++] = i;
             }
             bool flip = fixed_above_middle(c, part, n);
-            uint64_t left = RESCUE_BUDGET;
+            uint64_t left = c->rescue_left < RESCUE_BUDGET ? c->rescue_left : RESCUE_BUDGET, given = left;
             r = OUTCOME_BUDGET;
             for (uint32_t p = 0; p < PLAN_LEN && r == OUTCOME_BUDGET && left > 0; p++) {
                 int64_t slack;
@@ -1787,6 +1792,7 @@ sba_status sb_search_unspillable(sb_ctx *c)
                 r = search_part(c, part, n, PLAN[p], flip, p + 1 < PLAN_LEN ? left / 4 : left, &slack);
                 left = c->search_left;
             }
+            c->rescue_left -= given - left;
             searched++;
             failed += r != OUTCOME_PACKED;
             infeasible += r == OUTCOME_INFEASIBLE;
