@@ -296,6 +296,7 @@ sba_status sb_allocate_function(sb_ctx *c)
             PHASE(c, SBA_PHASE_SEARCH, sb_search_unspillable(c));
             failed = sb_select_around_placed(c);
         }
+        if (c->ar.failed) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory");
         if (!failed) {
             high_water(c);
             PHASE(c, SBA_PHASE_COMMIT, commit(c));

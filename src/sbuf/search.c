@@ -1154,7 +1154,8 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
         if (!u || pts[x] != pts[u - 1]) pts[u++] = pts[x];
     /* sections between end points, then only those sb_kept_sections keeps */
     uint32_t *raw0 = sba_arena_array(ar, (size_t)n + 1, sizeof *raw0);
-    uint32_t *raw1 = sba_arena_array(ar, (size_t)n + 1, sizeof *raw1), *rank = sba_arena_array(ar, u + 1, sizeof *rank);
+    uint32_t *raw1 = sba_arena_array(ar, (size_t)n + 1, sizeof *raw1);
+    uint32_t *rank = sba_arena_array(ar, u + 1, sizeof *rank);
     uint32_t *width = sba_arena_array(ar, (size_t)n + 1, sizeof *width); /* per node: raw sections, for the orders */
     uint8_t *events = sba_arena_array(ar, u + 1, sizeof *events);
     if (!raw0 || !raw1 || !rank || !width || !events) return -1;
