@@ -1439,6 +1439,24 @@ static int run_plan(sb_ctx *c, const uint32_t *ids, uint32_t n, uint32_t p, uint
     return r;
 }
 
+/* The keys (start, node) in start order, their nodes into ids. */
+static void ids_by_start(order_key *keys, uint32_t m, uint32_t *ids)
+{
+    qsort(keys, m, sizeof *keys, cmp_key); /* -start descending = start ascending */
+    for (uint32_t x = 0; x < m; x++) ids[x] = keys[x].idx;
+}
+
+/* The end of the part of ids (in start order) that begins at a: where the
+ * live set empties. *reach: the part's last point. */
+static uint32_t part_end(const sb_ctx *c, const uint32_t *ids, uint32_t m, uint32_t a, uint32_t *reach)
+{
+    uint32_t b = a + 1;
+    *reach = c->info[ids[a]].end;
+    for (; b < m && c->info[ids[b]].start <= *reach; b++)
+        if (c->info[ids[b]].end > *reach) *reach = c->info[ids[b]].end;
+    return b;
+}
+
 sba_status sb_search_packing(sb_ctx *c, bool *packed)
 {
     *packed = false;
@@ -1448,8 +1466,7 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
     if (!ids || !keys) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory");
     for (uint32_t i = 0; i < c->n; i++)
         if (c->info[i].rep == i) keys[m] = (order_key){{-(int64_t)c->info[i].start, 0, 0}, i}, m++;
-    qsort(keys, m, sizeof *keys, cmp_key); /* -start descending = start ascending */
-    for (uint32_t x = 0; x < m; x++) ids[x] = keys[x].idx;
+    ids_by_start(keys, m, ids);
     /* The parts where select failed; each gets a fair share of what is left. */
     uint32_t nfailing = 0, outcome = 0;
     bool all = true;
@@ -1457,13 +1474,9 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
     uint32_t *pb = sba_arena_array(&c->ar, (size_t)m + 1, sizeof *pb);
     if (!pa || !pb) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory");
     for (uint32_t a = 0; a < m;) {
-        uint32_t b = a + 1, reach = c->info[ids[a]].end;
-        bool failed = c->info[ids[a]].spill;
-        while (b < m && c->info[ids[b]].start <= reach) {
-            if (c->info[ids[b]].end > reach) reach = c->info[ids[b]].end;
-            failed |= c->info[ids[b]].spill;
-            b++;
-        }
+        uint32_t reach, b = part_end(c, ids, m, a, &reach);
+        bool failed = false;
+        for (uint32_t x = a; x < b; x++) failed |= c->info[ids[x]].spill;
         if (failed) pa[nfailing] = a, pb[nfailing++] = b;
         a = b;
     }
@@ -1763,19 +1776,14 @@ sba_status sb_search_unspillable(sb_ctx *c)
         if (nd->unspillable) keys[m++] = (order_key){{-(int64_t)nd->start, 0, 0}, i};
         else nd->placed = false, nd->spill = false;
     }
-    qsort(keys, m, sizeof *keys, cmp_key); /* -start descending = start ascending */
-    for (uint32_t x = 0; x < m; x++) ids[x] = keys[x].idx;
+    ids_by_start(keys, m, ids);
     uint64_t saved = c->search_left;
     uint32_t searched = 0, failed = 0, infeasible = 0;
     int r = OUTCOME_PACKED;
     for (uint32_t a = 0; a < m && r >= 0;) {
-        uint32_t b = a + 1, first = c->info[ids[a]].start, reach = c->info[ids[a]].end;
-        bool unplaced = !c->info[ids[a]].placed;
-        while (b < m && c->info[ids[b]].start <= reach) {
-            if (c->info[ids[b]].end > reach) reach = c->info[ids[b]].end;
-            unplaced |= !c->info[ids[b]].placed;
-            b++;
-        }
+        uint32_t reach, b = part_end(c, ids, m, a, &reach), first = c->info[ids[a]].start;
+        bool unplaced = false;
+        for (uint32_t x = a; x < b; x++) unplaced |= !c->info[ids[x]].placed;
         if (unplaced) {
             /* the part, and the precoloured rectangles in its time */
             uint32_t n = 0;
