@@ -206,6 +206,7 @@ void sb_ctx_init(sb_ctx *c, bir_function *fn, const sba_target *t, const sba_all
 
 void sb_ctx_free(sb_ctx *c)
 {
+    sb_forget_placed_parts(c);
     sba_arena_free(&c->ar);
     sba_arena_free(&c->keep);
 }
@@ -275,6 +276,7 @@ sba_status sb_allocate_function(sb_ctx *c)
         PHASE(c, SBA_PHASE_COSTS, sb_find_costs(c));
         PHASE(c, SBA_PHASE_SIMPLIFY, order_nodes(c, order, &norder));
         double t0 = sba_now();
+        if (sb_reuse_placed_parts(c) == UINT32_MAX) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory");
         uint32_t failed = sb_select_nodes(c, order, norder);
         c->rep->seconds[SBA_PHASE_SELECT] += sba_now() - t0;
         if (c->ar.failed) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory");
@@ -297,6 +299,7 @@ sba_status sb_allocate_function(sb_ctx *c)
             failed = sb_select_around_placed(c);
         }
         if (c->ar.failed) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory");
+        if (failed) PHASE(c, SBA_PHASE_SPILL, sb_remember_placed_parts(c));
         if (!failed) {
             high_water(c);
             PHASE(c, SBA_PHASE_COMMIT, commit(c));

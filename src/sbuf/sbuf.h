@@ -107,6 +107,8 @@ typedef struct sb_ctx {
     uint64_t repair_left;     /* and its repairs' (a sixteenth more, apart) */
     uint64_t insert_left;     /* and its insertions' (another sixteenth) */
     uint64_t rescue_left;     /* the searches of the nodes spill code made, alone (search.c) */
+    struct sb_hint *hint;     /* reuse.c: per location index, where the last iteration put it */
+    uint32_t nhint;
     int64_t lower_bound;      /* max over points of the per-quarter average demand */
     int64_t band_lb[SBA_BANDS];
     sba_error *err;
@@ -283,6 +285,20 @@ sba_status sb_search_insert(sb_ctx *c, bool *packed);
 /* The guard's exact resort: every node spill code made, alone, searched
  * where select left one; every other node is left unplaced. */
 sba_status sb_search_unspillable(sb_ctx *c);
+/* The representatives in order of start into ids (*m of them), cut where
+ * the live set empties: part p is ids[from[p] .. from[p + 1]). Returns the
+ * number of parts (from needs one slot more), UINT32_MAX when out of memory. */
+uint32_t sb_parts(sb_ctx *c, uint32_t *ids, uint32_t *m, uint32_t *from);
+
+/* ---- reuse.c: placements carried from one fixpoint iteration to the next */
+/* Records the placement of every part whose nodes are all placed. */
+sba_status sb_remember_placed_parts(sb_ctx *c);
+/* Places the nodes of every part that is the same as one remembered (the
+ * same placements, live ranges relative to the part and geometry) where
+ * they were. Returns the nodes placed so; UINT32_MAX when out of memory. */
+uint32_t sb_reuse_placed_parts(sb_ctx *c);
+/* Frees what sb_remember_placed_parts kept. */
+void sb_forget_placed_parts(sb_ctx *c);
 /* Its allowance per function, apart from the search budget. */
 uint64_t sb_rescue_budget(void);
 

@@ -1457,28 +1457,38 @@ static uint32_t part_end(const sb_ctx *c, const uint32_t *ids, uint32_t m, uint3
     return b;
 }
 
+uint32_t sb_parts(sb_ctx *c, uint32_t *ids, uint32_t *m, uint32_t *from)
+{
+    order_key *keys = sba_arena_array(&c->ar, (size_t)c->n + 1, sizeof *keys);
+    if (!keys) return UINT32_MAX;
+    *m = 0;
+    for (uint32_t i = 0; i < c->n; i++)
+        if (c->info[i].rep == i) keys[*m] = (order_key){{-(int64_t)c->info[i].start, 0, 0}, i}, ++*m;
+    ids_by_start(keys, *m, ids);
+    uint32_t np = 0, reach;
+    for (uint32_t a = 0; a < *m; a = part_end(c, ids, *m, a, &reach)) from[np++] = a;
+    from[np] = *m;
+    return np;
+}
+
 sba_status sb_search_packing(sb_ctx *c, bool *packed)
 {
     *packed = false;
     /* Parts: representatives sorted by start; a part ends where the live set empties. */
     uint32_t *ids = sba_arena_array(&c->ar, (size_t)c->n + 1, sizeof *ids), m = 0;
-    order_key *keys = sba_arena_array(&c->ar, (size_t)c->n + 1, sizeof *keys);
-    if (!ids || !keys) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory");
-    for (uint32_t i = 0; i < c->n; i++)
-        if (c->info[i].rep == i) keys[m] = (order_key){{-(int64_t)c->info[i].start, 0, 0}, i}, m++;
-    ids_by_start(keys, m, ids);
+    uint32_t *from = sba_arena_array(&c->ar, (size_t)c->n + 2, sizeof *from);
+    uint32_t *pa = sba_arena_array(&c->ar, (size_t)c->n + 1, sizeof *pa);
+    uint32_t *pb = sba_arena_array(&c->ar, (size_t)c->n + 1, sizeof *pb);
+    uint32_t np = ids && from && pa && pb ? sb_parts(c, ids, &m, from) : UINT32_MAX;
+    if (np == UINT32_MAX) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory");
     /* The parts where select failed; each gets a fair share of what is left. */
     uint32_t nfailing = 0, outcome = 0;
     bool all = true;
-    uint32_t *pa = sba_arena_array(&c->ar, (size_t)m + 1, sizeof *pa);
-    uint32_t *pb = sba_arena_array(&c->ar, (size_t)m + 1, sizeof *pb);
-    if (!pa || !pb) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory");
-    for (uint32_t a = 0; a < m;) {
-        uint32_t reach, b = part_end(c, ids, m, a, &reach);
+    for (uint32_t p = 0; p < np; p++) {
+        uint32_t a = from[p], b = from[p + 1];
         bool failed = false;
         for (uint32_t x = a; x < b; x++) failed |= c->info[ids[x]].spill;
         if (failed) pa[nfailing] = a, pb[nfailing++] = b;
-        a = b;
     }
     /* This iteration leaves an eighth of what is left to the next: after
      * spill code the function is easier, and must still be searched. */
