@@ -108,6 +108,7 @@ typedef struct sky {
     sk_cand *cands;
     uint32_t ncands, capcands;
     uint64_t work, budget, visited, fails, fail_limit;
+    uint32_t lg;           /* ⌈log2(K)⌉ + 1: the steps of one Fenwick tree update or prefix */
     uint32_t *cross;       /* per section k: unplaced nodes covering k and k + 1 */
     bool split;            /* a placement emptied a crossing: the part may split */
     sba_rng rng;
@@ -174,9 +175,10 @@ static const uint8_t BAND_PERMS[8][4] = {{0, 1, 2, 3}, {1, 0, 2, 3}, {0, 1, 3, 2
 /* Where the problem is the same under those permutations (no fixed
  * rectangle, every node's options closed under them), a state and its
  * permuted images pack alike: the key is the least of theirs. */
-static uint64_t part_key(const sky *S, uint32_t a, uint32_t b)
+static uint64_t part_key(sky *S, uint32_t a, uint32_t b)
 {
     uint64_t kq[4] = {0}, best = UINT64_MAX;
+    S->work += 2 * (uint64_t)(S->Q + 1) * S->lg + (S->sym ? 8u : 1u) * (S->Q + 1) * 4;
     for (uint32_t q = 0; q < S->Q; q++) kq[q] = fen_prefix(S->fkey[q], b + 1) ^ fen_prefix(S->fkey[q], a);
     uint64_t nodes = fen_prefix(S->nkey, b + 1) ^ fen_prefix(S->nkey, a);
     for (uint32_t g = 0; g < (S->sym ? 8u : 1u); g++) {
@@ -205,6 +207,7 @@ static bool set_floor(sky *S, uint32_t x, int64_t v)
     fen_xor(S->fkey[x % S->Q], S->K, k, floor_key(k, S->floor[x]) ^ floor_key(k, v));
     S->floor[x] = v;
     refresh(S, x);
+    S->work += 4 + S->lg;
     return true;
 }
 
@@ -263,6 +266,7 @@ static bool bands_fit(sky *S, uint32_t k)
 static void count_demand(sky *S, uint32_t i, int sign)
 {
     const sb_pack_node *nd = &S->p->nodes[i];
+    S->work += 2 * (uint64_t)(nd->s1 - nd->s0 + 1);
     for (uint32_t k = nd->s0; k <= nd->s1; k++) {
         S->ucount[k] -= (uint32_t)sign;
         if (k < nd->s1 && (S->cross[k] -= (uint32_t)sign) == 0) S->split = true;
@@ -282,6 +286,7 @@ static bool place(sky *S, uint32_t i, uint32_t o, int64_t h)
     if (!push_trail(S, TR_PLACE, i, 0)) return false;
     S->placed[i] = true;
     fen_xor(S->nkey, S->K, S->p->nodes[i].s0, S->zkey[i]);
+    S->work += S->lg;
     S->nleft--;
     S->off[i] = h;
     S->opt[i] = o;
@@ -304,6 +309,7 @@ static void undo_to(sky *S, uint32_t mark)
             fen_xor(S->fkey[t->idx % S->Q], S->K, k, floor_key(k, S->floor[t->idx]) ^ floor_key(k, t->old));
             S->floor[t->idx] = t->old;
             refresh(S, t->idx);
+            S->work += 4 + S->lg;
         } else if (t->kind == TR_SLACK) {
             S->slack[t->idx] = t->old;
         } else {
@@ -311,6 +317,7 @@ static void undo_to(sky *S, uint32_t mark)
             fen_xor(S->nkey, S->K, S->p->nodes[t->idx].s0, S->zkey[t->idx]);
             S->nleft++;
             count_demand(S, t->idx, -1);
+            S->work += S->lg;
         }
     }
 }
@@ -324,6 +331,7 @@ static bool edge_has_cover(sky *S, uint32_t k, uint32_t q, int64_t f, bool start
 {
     const uint32_t *list = start ? S->slist + S->soff[k] : S->elist + S->eoff[k];
     uint32_t len = start ? S->soff[k + 1] - S->soff[k] : S->eoff[k + 1] - S->eoff[k];
+    S->work += len;
     for (uint32_t y = 0; y < len; y++) {
         uint32_t i = list[y];
         const sb_pack_node *nd = &S->p->nodes[i];
@@ -367,6 +375,18 @@ static bool column_fills(sky *S, uint32_t k, uint32_t q)
     if (S->p->nfixed || !S->ucount[k] || S->slack[k] >= S->p->align) return true;
     int64_t r = (S->cap - S->floor[x]) / S->p->align;
     if (r <= 0 || r > MAX_SUM_BITS) return true;
+    /* the total first: all of them fill it exactly, or none can */
+    int64_t total = 0;
+    for (uint32_t y = S->coff[k]; y < S->coff[k + 1]; y++) {
+        uint32_t i = S->clist[y];
+        if (S->placed[i]) continue;
+        const sb_pack_node *nd = &S->p->nodes[i];
+        bool through = false;
+        for (uint32_t o = 0; o < nd->nopt && !through; o++) through = nd->qmask[o] >> q & 1;
+        if (through) total += nd->size / S->p->align;
+    }
+    S->work += S->coff[k + 1] - S->coff[k];
+    if (total <= r) return total == r;
     uint32_t words = (uint32_t)(r / 64 + 1);
     uint64_t *b = S->bits;
     memset(b, 0, words * sizeof *b);
@@ -523,7 +543,9 @@ static bool collect(sky *S, uint32_t k, uint32_t q, int64_t h, bool right)
             S->cands[S->ncands++] = (sk_cand){i, o, score};
         }
     }
-    if (S->ncands - c0 > 1) qsort(S->cands + c0, S->ncands - c0, sizeof *S->cands, cmp_cand);
+    uint32_t nc = S->ncands - c0;
+    if (nc > 1) qsort(S->cands + c0, nc, sizeof *S->cands, cmp_cand);
+    S->work += 4 * (uint64_t)nc * (32 - (uint32_t)__builtin_clz(nc | 1)); /* the sort: n log n comparisons */
     return true;
 }
 
@@ -619,7 +641,7 @@ static int solve(sky *S, uint32_t a, uint32_t b)
     uint64_t key = part_key(S, a, b);
     if (sba_keyset_has(&S->dead, key)) return SB_PACK_NONE;
     int64_t h = range_min(S, 1, 0, S->leaves, a * S->Q, b * S->Q + S->Q - 1);
-    S->work += 64;
+    S->work += 128; /* the two tree walks, and the key: more than one unit each */
     if (h == NONE) {
         /* packed, unless a node is left with no open place */
         for (uint32_t k = a; k <= b; k++)
@@ -703,6 +725,7 @@ static bool setup(sky *S)
     sba_arena *ar = S->ar;
     uint32_t n = p->n, K = p->K, Q = p->Q;
     S->K = K, S->Q = Q, S->N = K * Q;
+    for (S->lg = 1; (1u << (S->lg - 1)) < K; S->lg++) {}
     S->cap = p->cap / p->align * p->align;
     for (S->leaves = 1; S->leaves < S->N; S->leaves *= 2) {}
     S->floor = sba_arena_array(ar, (size_t)S->N + 1, sizeof *S->floor);

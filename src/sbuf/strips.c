@@ -80,9 +80,9 @@ enum {
     SEED_TRIES = 4,      /* sets of the right load searched per seed */
     START_WORK = 2048,   /* a band cut's sweep from the part's start: steps per node */
     START_TRIES = 256,   /* and the sets it splits (most fail fills() at once) */
-    SPLIT_WORK = 20000,  /* a split's sides: work per node of the part */
-    LEAF_WORK = 200000,  /* a leaf: work per node */
-    LEAF_UNCUT_WORK = 2000, /* a leaf of more than CUT_NODES nodes in which no cut was found */
+    SPLIT_WORK = 40000,  /* a split's sides: work per node of the part */
+    LEAF_WORK = 400000,  /* a leaf: work per node */
+    LEAF_UNCUT_WORK = 4000, /* a leaf of more than CUT_NODES nodes in which no cut was found */
     DEAD_SLOTS = 1 << 20,
     FAILED_PIECES = 1 << 14, /* slots of the cache of pieces that did not pack */
 };
