@@ -83,11 +83,13 @@ typedef struct sba_planted_options {
      * about tensors × 100 / (100 - holes) pieces and a seeded choice of them
      * is dropped, so the instance keeps a known packing but has slack. */
     uint32_t holes;
-    /* The walls construction instead of guillotine cuts (1-D: heights must
-     * be "full"): at every step some tensors end and the room they leave is
-     * cut again at new points, as memory reused over time, so that no cut
-     * in time or bytes splits the tiling. Its span defaults to a quarter of
-     * the tensors. */
+    /* The walls construction instead of guillotine cuts: at every step
+     * some tensors end and the room they leave is cut again at new points,
+     * as memory reused over time, so that no cut in time or bytes splits
+     * the tiling. 1-D with heights "full"; in 2-D (the mix must have
+     * quarters) each quarter's room is cut by height, the mix tilting how
+     * many of each, and the last step may make a few more tensors than
+     * asked. Its span defaults to a quarter of the tensors. */
     bool walls;
 } sba_planted_options;
 

@@ -25,11 +25,12 @@
  * none is left the generator fails with a usage error (ask for a larger span
  * or capacity, or fewer tensors).
  *
- * Walls. With `walls` (1-D only) the tiling is not cut but grown in time,
- * as an allocator reusing freed memory grows one: at every step some live
+ * Walls. With `walls` the tiling is not cut but grown in time, as an
+ * allocator reusing freed memory grows one: at every step some live
  * tensors end and the room they leave, merged where it touches, is cut at
- * new points into new tensors (see walls()). Every step stays full; few
- * boundaries survive long, so no guillotine cut splits most of it.
+ * new points into new tensors (see walls(), and walls_2d() for mixed
+ * heights). Every step stays full; few boundaries survive long, so no
+ * guillotine cut splits most of it.
  *
  * Holes. With `holes` percent, the box is cut into tensors × 100 /
  * (100 - holes) pieces (rounded) and only the first `tensors` of the seeded
@@ -202,7 +203,7 @@ static int cmp_i64(const void *x, const void *y)
 /* Cuts [a0, a1) at step t into k tensors of at least m units: the units
  * beyond k × m are split at k - 1 uniform points (cut: k slots of scratch). */
 static void cut_run(planted *p, uint32_t *live, uint32_t *nlive, const wrun *r, uint32_t k, int64_t t,
-                    int64_t *cut)
+                    int64_t *cut, uint32_t q0, uint32_t h)
 {
     int64_t spare = (r->a1 - r->a0) - (int64_t)k * p->min_units, at = r->a0, prev = 0;
     for (uint32_t x = 0; x + 1 < k; x++) cut[x] = (int64_t)prng_below(&p->r, (uint64_t)spare + 1);
@@ -212,7 +213,7 @@ static void cut_run(planted *p, uint32_t *live, uint32_t *nlive, const wrun *r, 
         int64_t size = p->min_units + cut[x] - prev;
         prev = cut[x];
         live[(*nlive)++] = p->n;
-        p->box[p->n++] = (pbox){t, INT64_MAX, at, at + size, 0, QUARTERS};
+        p->box[p->n++] = (pbox){t, INT64_MAX, at, at + size, q0, h};
         at += size;
     }
 }
@@ -260,8 +261,173 @@ static bool walls(planted *p, uint32_t want, sba_arena *scratch)
         int64_t *cut = sba_arena_array(scratch, (size_t)q + 1, sizeof *cut);
         if (!cut) return sba_err(p->err, SBA_ERR_NOMEM, "out of memory"), false;
         for (uint32_t i = 0; i < nrun; i++) {
-            cut_run(p, live, &nlive, &run[i], k[i], t, cut);
+            cut_run(p, live, &nlive, &run[i], k[i], t, cut, 0, QUARTERS);
             made += k[i];
+        }
+    }
+    for (uint32_t x = 0; x < nlive; x++) p->box[live[x]].t1 = span;
+    if (made < want)
+        return sba_err(p->err, SBA_ERR_USAGE, "planted: %u tensors do not fit a span of %u steps and %lld bytes in "
+                       "pieces of at least %lld bytes", p->o->tensors, p->o->span, (long long)p->o->capacity,
+                       (long long)(m * p->align)), false;
+    return true;
+}
+
+/* Removes [a0, a1) from the sorted, disjoint runs (it lies within one). */
+static void free_take(wrun *run, uint32_t *n, int64_t a0, int64_t a1)
+{
+    uint32_t i = 0;
+    while (run[i].a1 < a1) i++;
+    wrun r = run[i];
+    uint32_t parts = (r.a0 < a0) + (a1 < r.a1);
+    memmove(&run[i + parts], &run[i + 1], (*n - i - 1) * sizeof *run);
+    *n += parts - 1;
+    if (r.a0 < a0) run[i++] = (wrun){r.a0, a0};
+    if (a1 < r.a1) run[i] = (wrun){a1, r.a1};
+}
+
+/* The run of quarter q's runs that holds [a0, a1), or NULL. */
+static const wrun *run_holding(const wrun *run, uint32_t n, int64_t a0, int64_t a1)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (run[i].a0 <= a0 && a1 <= run[i].a1) return &run[i];
+    return NULL;
+}
+
+/* A piece of room to cut into tensors of one height. */
+typedef struct wseg {
+    wrun r;
+    uint32_t q0, h;
+} wseg;
+
+/* The room free in both run lists, into out (sorted, disjoint). */
+static uint32_t intersect(const wrun *a, uint32_t na, const wrun *b, uint32_t nb, wrun *out)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0, j = 0; i < na && j < nb;) {
+        int64_t lo = a[i].a0 > b[j].a0 ? a[i].a0 : b[j].a0, hi = a[i].a1 < b[j].a1 ? a[i].a1 : b[j].a1;
+        if (lo < hi) out[n++] = (wrun){lo, hi};
+        if (a[i].a1 < b[j].a1) i++;
+        else j++;
+    }
+    return n;
+}
+
+/* Tries to take, out of the room I that quarters q0 .. q0 + h - 1 all have
+ * free, a random piece for tensors h quarters tall. What it leaves of each
+ * quarter's run must be empty or hold a tensor, so that the room stays
+ * full; a few tries, false when none fits. */
+static bool carve(planted *p, wrun **run, uint32_t *nrun, wrun I, uint32_t q0, uint32_t h, bool whole,
+                  uint64_t *spare, wseg *seg)
+{
+    const int64_t m = p->min_units, len = I.a1 - I.a0;
+    if (len < m) return false;
+    for (uint32_t tries = 0; tries < 8; tries++) {
+        int64_t size = tries == 0 && whole ? len : m + (int64_t)prng_below(&p->r, (uint64_t)(len - m + 1));
+        int64_t at = I.a0 + (int64_t)prng_below(&p->r, (uint64_t)(len - size + 1));
+        /* at most this many fewer tensors fit the step's room */
+        uint64_t lost = (uint64_t)(h - 1) * (uint64_t)(size / m) + 2 * h;
+        bool ok = lost <= *spare;
+        for (uint32_t q = q0; q < q0 + h && ok; q++) {
+            const wrun *r = run_holding(run[q], nrun[q], at, at + size);
+            int64_t left = at - r->a0, right = r->a1 - (at + size);
+            ok = (left == 0 || left >= m) && (right == 0 || right >= m);
+        }
+        if (!ok) continue;
+        for (uint32_t q = q0; q < q0 + h; q++) free_take(run[q], &nrun[q], at, at + size);
+        *spare -= lost;
+        *seg = (wseg){{at, at + size}, q0, h};
+        return true;
+    }
+    return false;
+}
+
+/* Whether the tensors of height h made so far are fewer than its weight's
+ * share of all of them. */
+static bool under(const uint64_t *nmade, uint32_t h, uint32_t wh, uint64_t wsum)
+{
+    uint64_t all = nmade[1] + nmade[2] + nmade[4];
+    return wh && nmade[h] * wsum <= (uint64_t)wh * all;
+}
+
+/* The walls construction in 2-D. As walls(), but each quarter has its own
+ * runs of free room, and the room of a step is cut by height: where all
+ * four quarters are free at once, a piece of it goes to full-height
+ * tensors; where both quarters of a half are free, a piece to half-height ones, each while its height has had fewer
+ * pieces than its weight's share; what is left of each quarter goes to
+ * quarter-height ones. After the first step a piece is first tried whole,
+ * so that the room a tall tensor leaves goes to tall ones again. Every step stays full in
+ * every quarter. The mix weighs the carving, so it tilts the counts of
+ * each height rather than fixing them; and as every free run gets a tensor,
+ * the last step may make a few more tensors than asked. */
+static bool walls_2d(planted *p, uint32_t want, const uint32_t *w, sba_arena *scratch)
+{
+    const int64_t span = p->o->span, m = p->min_units;
+    const uint64_t wsum = (uint64_t)w[0] + w[1] + w[2];
+    uint32_t *live = sba_arena_array(scratch, (size_t)want + 1, sizeof *live), nlive = 0, nrun[QUARTERS];
+    wrun *run[QUARTERS], *common = sba_arena_array(scratch, (size_t)want + 2, sizeof *common);
+    wrun *h01 = sba_arena_array(scratch, (size_t)want + 2, sizeof *h01);
+    wrun *h23 = sba_arena_array(scratch, (size_t)want + 2, sizeof *h23);
+    wseg *seg = sba_arena_array(scratch, 8 * (size_t)want + 16, sizeof *seg);
+    uint32_t *k = sba_arena_array(scratch, 8 * (size_t)want + 16, sizeof *k);
+    int64_t *cut = sba_arena_array(scratch, 2 * (size_t)want + 8, sizeof *cut);
+    bool ok = live && common && h01 && h23 && seg && k && cut;
+    for (uint32_t q = 0; q < QUARTERS && ok; q++) {
+        ok = (run[q] = sba_arena_array(scratch, (size_t)want + 2, sizeof *run[q])) != NULL;
+        if (ok) run[q][0] = (wrun){0, p->units}, nrun[q] = 1;
+    }
+    if (!ok) return sba_err(p->err, SBA_ERR_NOMEM, "out of memory"), false;
+    uint32_t made = 0;
+    uint64_t nmade[QUARTERS + 1] = {0};
+    for (int64_t t = 0; t < span && made < want; t++) {
+        uint64_t rest = want - made, steps = (uint64_t)(span - t);
+        uint64_t q = t + 1 == span ? rest : rest / steps + (prng_below(&p->r, steps) < rest % steps);
+        if (!q) continue;
+        uint64_t room = 0;
+        for (uint32_t y = 0; y < QUARTERS; y++) room += free_room(run[y], nrun[y], m);
+        /* room for this step's share at the mix's quarters per tensor */
+        const uint64_t need = (q * ((uint64_t)w[0] + 2 * w[1] + 4 * w[2]) + wsum - 1) / wsum;
+        while (nlive && room < need) {
+            uint32_t x = (uint32_t)prng_below(&p->r, nlive);
+            pbox *b = &p->box[live[x]];
+            b->t1 = t;
+            live[x] = live[--nlive];
+            for (uint32_t y = b->q0; y < b->q0 + b->h; y++) {
+                room -= free_room(run[y], nrun[y], m);
+                free_add(run[y], &nrun[y], b->a0, b->a1);
+                room += free_room(run[y], nrun[y], m);
+            }
+        }
+        /* the room by height: full, then halves, then quarters */
+        uint32_t nseg = 0;
+        uint64_t spare = room > q ? room - q : 0; /* tensors the step could make beyond its share */
+        uint32_t n01 = intersect(run[0], nrun[0], run[1], nrun[1], h01);
+        uint32_t n23 = intersect(run[2], nrun[2], run[3], nrun[3], h23);
+        uint32_t nc = intersect(h01, n01, h23, n23, common);
+        for (uint32_t x = 0; x < nc; x++)
+            if (under(nmade, 4, w[2], wsum) && carve(p, run, nrun, common[x], 0, 4, t > 0, &spare, &seg[nseg])) nseg++;
+        for (uint32_t q0 = 0; q0 < QUARTERS; q0 += 2) {
+            uint32_t nh = intersect(run[q0], nrun[q0], run[q0 + 1], nrun[q0 + 1], h01);
+            for (uint32_t x = 0; x < nh; x++)
+                if (under(nmade, 2, w[1], wsum) && carve(p, run, nrun, h01[x], q0, 2, t > 0, &spare, &seg[nseg])) nseg++;
+        }
+        for (uint32_t y = 0; y < QUARTERS; y++) {
+            for (uint32_t x = 0; x < nrun[y]; x++) seg[nseg++] = (wseg){run[y][x], y, 1};
+            nrun[y] = 0;
+        }
+        /* every piece gets one tensor, the rest of the step's share go at random */
+        uint64_t fits = 0;
+        for (uint32_t i = 0; i < nseg; i++) k[i] = 1, fits += (uint64_t)((seg[i].r.a1 - seg[i].r.a0) / m) - 1;
+        for (uint64_t extra = q > nseg ? q - nseg : 0; extra > 0 && fits > 0; extra--, fits--) {
+            uint32_t i = (uint32_t)prng_below(&p->r, nseg);
+            while ((int64_t)(k[i] + 1) * m > seg[i].r.a1 - seg[i].r.a0) i = (i + 1) % nseg;
+            k[i]++;
+        }
+        for (uint32_t i = 0; i < nseg; i++) {
+            if (p->n + k[i] > p->cap || k[i] > 2 * want + 8) return sba_err(p->err, SBA_ERR_NOMEM, "planted: too many pieces"), false;
+            cut_run(p, live, &nlive, &seg[i].r, k[i], t, cut, seg[i].q0, seg[i].h);
+            made += k[i];
+            nmade[seg[i].h] += k[i];
         }
     }
     for (uint32_t x = 0; x < nlive; x++) p->box[live[x]].t1 = span;
@@ -395,12 +561,12 @@ bir_module *sba_gen_planted(const sba_planted_options *o, bool solution, const s
                        (long long)o->capacity, (long long)o->min_size), NULL;
     if (o->holes > 90)
         return sba_err(err, SBA_ERR_USAGE, "holes must be a percent in 0..90, got %u", o->holes), NULL;
-    if (o->walls && (w[0] || w[1]))
-        return sba_err(err, SBA_ERR_USAGE, "walls are 1-D: heights must be \"full\", got \"%s\"",
-                       o->heights ? o->heights : "q:1,h:1,f:1"),
+    if (o->walls && !w[0] && w[1])
+        return sba_err(err, SBA_ERR_USAGE, "walls in 2-D need quarter heights (q > 0): every quarter's room is "
+                       "cut, got \"%s\"", o->heights ? o->heights : "q:1,h:1,f:1"),
                NULL;
     sba_planted_options opt = *o;
-    const uint32_t kept = o->tensors;
+    uint32_t kept = o->tensors;
     opt.tensors = (uint32_t)(((uint64_t)o->tensors * 100 + (100 - o->holes) / 2) / (100 - o->holes));
     if (opt.tensors > MAX_PLANTED) opt.tensors = MAX_PLANTED;
     o = &opt;
@@ -433,7 +599,7 @@ bir_module *sba_gen_planted(const sba_planted_options *o, bool solution, const s
         goto done;
     }
     if (o->walls) {
-        if (!walls(&p, o->tensors, &scratch)) goto done;
+        if (!(w[0] || w[1] ? walls_2d(&p, o->tensors, w, &scratch) : walls(&p, o->tensors, &scratch))) goto done;
     } else {
         p.box[p.n++] = (pbox){0, opt.span, 0, p.units, 0, QUARTERS};
         if (!cut_until(&p, 0, nf + sf)) goto done;
@@ -450,6 +616,8 @@ bir_module *sba_gen_planted(const sba_planted_options *o, bool solution, const s
         }
         p.n = n;
     }
+    /* 2-D walls may fill the last step with a few more than asked */
+    if (p.n > o->tensors) kept += p.n - o->tensors;
     /* a seeded order, not the cut order */
     for (uint32_t i = p.n; i > 1; i--) {
         uint32_t j = (uint32_t)prng_below(&p.r, i);

@@ -1,6 +1,6 @@
 #!/bin/sh
 # `sballoc gen --planted`: instances with a known zero-slack packing, by
-# guillotine cuts or (--walls) by memory reused over time. The
+# guillotine cuts or (--walls) by memory reused over time, 1-D or 2-D. The
 # same arguments give the same bytes; --solution writes the planted packing,
 # which the verifier accepts, and it leaves no slack (the lower bound is the
 # capacity). The packer packs small planted instances, 1-D and 2-D, that the
@@ -54,8 +54,28 @@ cmp -s "$tmp/w.json" "$tmp/w2.json" || fail "gen --planted --walls twice: output
 grep -q '^sets: 400$' "$tmp/out" || fail "--walls --tensors 400: $(grep '^sets' "$tmp/out")"
 "$bin" analyze "$tmp/w.json" --log 2>&1 | grep -q '^SB high-water mark = 65536 bytes' ||
     fail "the walls instance should have zero slack (lower bound = capacity 65536)"
-"$bin" gen --planted --walls >/dev/null 2>"$tmp/err"
-[ $? -eq 2 ] && grep -q 'walls are 1-D' "$tmp/err" || fail "gen --planted --walls without full heights: $(cat "$tmp/err")"
+
+# Walls in 2-D (the default mix): each quarter's freed room is cut by
+# height, so tensors of a quarter, a half and the full height share it. The
+# planted packing verifies, every quarter stays full (no slack), all three
+# heights occur, and the last step may make a tensor or two more than asked.
+"$bin" gen --planted --walls --seed 3 --tensors 400 -o "$tmp/v.json" --solution "$tmp/v.sol.json" 2>"$tmp/err" ||
+    fail "gen --planted --walls in 2-D: $(cat "$tmp/err")"
+"$bin" gen --planted --walls --seed 3 --tensors 400 >"$tmp/v2.json" || fail "2-D walls to stdout"
+cmp -s "$tmp/v.json" "$tmp/v2.json" || fail "2-D walls twice: outputs differ"
+"$bin" verify "$tmp/v.sol.json" >/dev/null 2>"$tmp/err" || fail "2-D walls solution: $(cat "$tmp/err")"
+"$bin" check "$tmp/v.json" >"$tmp/out" || fail "check of a 2-D walls instance"
+sets=$(sed -n 's/^sets: //p' "$tmp/out")
+[ "$sets" -ge 400 ] && [ "$sets" -le 408 ] || fail "2-D walls --tensors 400 made $sets"
+"$bin" analyze "$tmp/v.json" --log 2>&1 | grep -q '^SB high-water mark = 65536 bytes' ||
+    fail "the 2-D walls instance should have zero slack (lower bound = capacity 65536)"
+tr -d '\n' <"$tmp/v.json" | sed 's/"tensor_shape": \[ */\n/g' | cut -d, -f1 | sed 1d >"$tmp/parts"
+grep -Eqx '([1-9]|[12][0-9]|3[0-2])' "$tmp/parts" || fail "2-D walls: no quarter-height tensor"
+grep -Eqx '(3[3-9]|[45][0-9]|6[0-4])' "$tmp/parts" || fail "2-D walls: no half-height tensor"
+grep -Eqx '(6[5-9]|[7-9][0-9]|1[01][0-9]|12[0-8])' "$tmp/parts" || fail "2-D walls: no full-height tensor"
+"$bin" gen --planted --walls --heights h:1,f:1 >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q 'walls in 2-D need quarter heights' "$tmp/err" ||
+    fail "gen --planted --walls without quarter heights: $(cat "$tmp/err")"
 "$bin" gen --walls >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] && grep -q 'applies only to --planted' "$tmp/err" || fail "gen --walls: $(cat "$tmp/err")"
 
