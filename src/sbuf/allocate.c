@@ -34,8 +34,9 @@
 #include "base/error.h"
 #include "sbuf/sbuf.h"
 
-/* Far above what converging functions need (40 on the benchmark's planted
- * families, whose iterations spill a few tensors each): a guard against a fault. */
+/* Far above what converging functions need (a few dozen on the benchmark's
+ * planted families, whose iterations spill a few tensors each): a guard
+ * against a fault. */
 enum { DEFAULT_MAX_ITERATIONS = 256 };
 
 #define PHASE(c, ph, call)                                              \
