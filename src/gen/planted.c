@@ -218,6 +218,18 @@ static void cut_run(planted *p, uint32_t *live, uint32_t *nlive, const wrun *r, 
     }
 }
 
+/* The tensors still live at the end last to the span; fewer made than
+ * wanted is a usage error (the span or the capacity is too small). */
+static bool walls_end(planted *p, const uint32_t *live, uint32_t nlive, uint32_t made, uint32_t want)
+{
+    for (uint32_t x = 0; x < nlive; x++) p->box[live[x]].t1 = p->o->span;
+    if (made < want)
+        return sba_err(p->err, SBA_ERR_USAGE, "planted: %u tensors do not fit a span of %u steps and %lld bytes in "
+                       "pieces of at least %lld bytes", p->o->tensors, p->o->span, (long long)p->o->capacity,
+                       (long long)(p->min_units * p->align)), false;
+    return true;
+}
+
 /* The walls construction (1-D): memory reused over time. At every step
  * some live tensors end — picked at random, one at a time, until the room
  * they leave holds this step's share of the tensors still to make — and
@@ -265,12 +277,7 @@ static bool walls(planted *p, uint32_t want, sba_arena *scratch)
             made += k[i];
         }
     }
-    for (uint32_t x = 0; x < nlive; x++) p->box[live[x]].t1 = span;
-    if (made < want)
-        return sba_err(p->err, SBA_ERR_USAGE, "planted: %u tensors do not fit a span of %u steps and %lld bytes in "
-                       "pieces of at least %lld bytes", p->o->tensors, p->o->span, (long long)p->o->capacity,
-                       (long long)(m * p->align)), false;
-    return true;
+    return walls_end(p, live, nlive, made, want);
 }
 
 /* Removes [a0, a1) from the sorted, disjoint runs (it lies within one). */
@@ -424,18 +431,13 @@ static bool walls_2d(planted *p, uint32_t want, const uint32_t *w, sba_arena *sc
             k[i]++;
         }
         for (uint32_t i = 0; i < nseg; i++) {
-            if (p->n + k[i] > p->cap || k[i] > 2 * want + 8) return sba_err(p->err, SBA_ERR_NOMEM, "planted: too many pieces"), false;
+            if (p->n + k[i] > p->cap) return sba_err(p->err, SBA_ERR_NOMEM, "planted: too many pieces"), false;
             cut_run(p, live, &nlive, &seg[i].r, k[i], t, cut, seg[i].q0, seg[i].h);
             made += k[i];
             nmade[seg[i].h] += k[i];
         }
     }
-    for (uint32_t x = 0; x < nlive; x++) p->box[live[x]].t1 = span;
-    if (made < want)
-        return sba_err(p->err, SBA_ERR_USAGE, "planted: %u tensors do not fit a span of %u steps and %lld bytes in "
-                       "pieces of at least %lld bytes", p->o->tensors, p->o->span, (long long)p->o->capacity,
-                       (long long)(m * p->align)), false;
-    return true;
+    return walls_end(p, live, nlive, made, want);
 }
 
 /* ---- the module ---------------------------------------------------------- */

@@ -369,6 +369,14 @@ static bool edge_ok(sky *S, uint32_t k, uint32_t q)
  * nodes through it (each counted once, whichever quarters it would take)
  * must add up to the room. A subset sum over the room in alignment units,
  * skipped where that is large or fixed rectangles are about. */
+/* Whether some option of the node takes quarter q. */
+static bool through(const sb_pack_node *nd, uint32_t q)
+{
+    for (uint32_t o = 0; o < nd->nopt; o++)
+        if (nd->qmask[o] >> q & 1) return true;
+    return false;
+}
+
 static bool column_fills(sky *S, uint32_t k, uint32_t q)
 {
     uint32_t x = k * S->Q + q;
@@ -380,10 +388,7 @@ static bool column_fills(sky *S, uint32_t k, uint32_t q)
     for (uint32_t y = S->coff[k]; y < S->coff[k + 1]; y++) {
         uint32_t i = S->clist[y];
         if (S->placed[i]) continue;
-        const sb_pack_node *nd = &S->p->nodes[i];
-        bool through = false;
-        for (uint32_t o = 0; o < nd->nopt && !through; o++) through = nd->qmask[o] >> q & 1;
-        if (through) total += nd->size / S->p->align;
+        if (through(&S->p->nodes[i], q)) total += S->p->nodes[i].size / S->p->align;
     }
     S->work += S->coff[k + 1] - S->coff[k];
     if (total <= r) return total == r;
@@ -394,11 +399,8 @@ static bool column_fills(sky *S, uint32_t k, uint32_t q)
     for (uint32_t y = S->coff[k]; y < S->coff[k + 1]; y++) {
         uint32_t i = S->clist[y];
         if (S->placed[i]) continue;
-        const sb_pack_node *nd = &S->p->nodes[i];
-        bool through = false;
-        for (uint32_t o = 0; o < nd->nopt && !through; o++) through = nd->qmask[o] >> q & 1;
-        int64_t sz = nd->size / S->p->align;
-        if (!through || sz > r) continue;
+        int64_t sz = S->p->nodes[i].size / S->p->align;
+        if (!through(&S->p->nodes[i], q) || sz > r) continue;
         /* b |= b << sz, from the top word down */
         uint32_t ws = (uint32_t)(sz / 64), bs = (uint32_t)(sz % 64);
         for (uint32_t w = words; w-- > ws;) {
