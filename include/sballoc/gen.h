@@ -88,8 +88,8 @@ typedef struct sba_planted_options {
      * as memory reused over time, so that no cut in time or bytes splits
      * the tiling. 1-D with heights "full"; in 2-D (the mix must have
      * quarters) each quarter's room is cut by height, the mix tilting how
-     * many of each, and the last step may make a few more tensors than
-     * asked. Its span defaults to a quarter of the tensors. */
+     * many of each, and now and then the last step makes a few more
+     * tensors than asked. Its span defaults to a quarter of the tensors. */
     bool walls;
 } sba_planted_options;
 

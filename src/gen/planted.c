@@ -324,8 +324,15 @@ static uint32_t intersect(const wrun *a, uint32_t na, const wrun *b, uint32_t nb
  * free, a random piece for tensors h quarters tall. What it leaves of each
  * quarter's run must be empty or hold a tensor, so that the room stays
  * full; a few tries, false when none fits. */
-static bool carve(planted *p, wrun **run, uint32_t *nrun, wrun I, uint32_t q0, uint32_t h, bool whole,
-                  uint64_t *spare, wseg *seg)
+/* What a step may still spend on carving: the tensors its room could hold
+ * beyond its share, and the pieces it will cut (each gets a tensor)
+ * against the tensors left to make. */
+typedef struct wstep {
+    uint64_t spare, pieces, share;
+} wstep;
+
+static bool carve(planted *p, wrun **run, uint32_t *nrun, wrun I, uint32_t q0, uint32_t h, bool whole, wstep *st,
+                  wseg *seg)
 {
     const int64_t m = p->min_units, len = I.a1 - I.a0;
     if (len < m) return false;
@@ -334,15 +341,19 @@ static bool carve(planted *p, wrun **run, uint32_t *nrun, wrun I, uint32_t q0, u
         int64_t at = I.a0 + (int64_t)prng_below(&p->r, (uint64_t)(len - size + 1));
         /* at most this many fewer tensors fit the step's room */
         uint64_t lost = (uint64_t)(h - 1) * (uint64_t)(size / m) + 2 * h;
-        bool ok = lost <= *spare;
+        bool ok = lost <= st->spare;
+        int64_t more = 1; /* pieces: this one, and the runs it splits or closes */
         for (uint32_t q = q0; q < q0 + h && ok; q++) {
             const wrun *r = run_holding(run[q], nrun[q], at, at + size);
             int64_t left = at - r->a0, right = r->a1 - (at + size);
             ok = (left == 0 || left >= m) && (right == 0 || right >= m);
+            more += (left > 0) + (right > 0) - 1;
         }
-        if (!ok) continue;
+        /* not more pieces than tensors left to make, unless it makes fewer */
+        if (!ok || (more > 0 && st->pieces + (uint64_t)more > st->share)) continue;
         for (uint32_t q = q0; q < q0 + h; q++) free_take(run[q], &nrun[q], at, at + size);
-        *spare -= lost;
+        st->spare -= lost;
+        st->pieces = (uint64_t)((int64_t)st->pieces + more);
         *seg = (wseg){{at, at + size}, q0, h};
         return true;
     }
@@ -360,13 +371,16 @@ static bool under(const uint64_t *nmade, uint32_t h, uint32_t wh, uint64_t wsum)
 /* The walls construction in 2-D. As walls(), but each quarter has its own
  * runs of free room, and the room of a step is cut by height: where all
  * four quarters are free at once, a piece of it goes to full-height
- * tensors; where both quarters of a half are free, a piece to half-height ones, each while its height has had fewer
- * pieces than its weight's share; what is left of each quarter goes to
- * quarter-height ones. After the first step a piece is first tried whole,
- * so that the room a tall tensor leaves goes to tall ones again. Every step stays full in
- * every quarter. The mix weighs the carving, so it tilts the counts of
- * each height rather than fixing them; and as every free run gets a tensor,
- * the last step may make a few more tensors than asked. */
+ * tensors; where both quarters of a half are free, a piece to half-height
+ * ones, each while its height has had fewer tensors than its weight's
+ * share; what is left of each quarter goes to quarter-height ones. After
+ * the first step a piece is first tried whole, so that the room a tall
+ * tensor leaves goes to tall ones again. Every step stays full in every
+ * quarter. The mix weighs the carving, so it tilts the counts of each
+ * height rather than fixing them. Every free run gets a tensor, so a step
+ * ends tensors and carves pieces only while the runs stay no more than the
+ * tensors left to make; now and then (300 tensors, seed 4: 303) the last
+ * step must still make a few more. */
 static bool walls_2d(planted *p, uint32_t want, const uint32_t *w, sba_arena *scratch)
 {
     const int64_t span = p->o->span, m = p->min_units;
@@ -394,29 +408,36 @@ static bool walls_2d(planted *p, uint32_t want, const uint32_t *w, sba_arena *sc
         for (uint32_t y = 0; y < QUARTERS; y++) room += free_room(run[y], nrun[y], m);
         /* room for this step's share at the mix's quarters per tensor */
         const uint64_t need = (q * ((uint64_t)w[0] + 2 * w[1] + 4 * w[2]) + wsum - 1) / wsum;
+        uint64_t runs = 0;
+        for (uint32_t y = 0; y < QUARTERS; y++) runs += nrun[y];
         while (nlive && room < need) {
             uint32_t x = (uint32_t)prng_below(&p->r, nlive);
             pbox *b = &p->box[live[x]];
+            /* with room for the share, no more runs than tensors left to make */
+            if (room >= q && runs + b->h > rest) break;
             b->t1 = t;
             live[x] = live[--nlive];
             for (uint32_t y = b->q0; y < b->q0 + b->h; y++) {
                 room -= free_room(run[y], nrun[y], m);
+                runs -= nrun[y];
                 free_add(run[y], &nrun[y], b->a0, b->a1);
                 room += free_room(run[y], nrun[y], m);
+                runs += nrun[y];
             }
         }
         /* the room by height: full, then halves, then quarters */
         uint32_t nseg = 0;
-        uint64_t spare = room > q ? room - q : 0; /* tensors the step could make beyond its share */
+        wstep st = {room > q ? room - q : 0, runs, rest};
         uint32_t n01 = intersect(run[0], nrun[0], run[1], nrun[1], h01);
         uint32_t n23 = intersect(run[2], nrun[2], run[3], nrun[3], h23);
         uint32_t nc = intersect(h01, n01, h23, n23, common);
         for (uint32_t x = 0; x < nc; x++)
-            if (under(nmade, 4, w[2], wsum) && carve(p, run, nrun, common[x], 0, 4, t > 0, &spare, &seg[nseg])) nseg++;
+            if (under(nmade, 4, w[2], wsum) && carve(p, run, nrun, common[x], 0, 4, t > 0, &st, &seg[nseg])) nseg++;
         for (uint32_t q0 = 0; q0 < QUARTERS; q0 += 2) {
             uint32_t nh = intersect(run[q0], nrun[q0], run[q0 + 1], nrun[q0 + 1], h01);
             for (uint32_t x = 0; x < nh; x++)
-                if (under(nmade, 2, w[1], wsum) && carve(p, run, nrun, h01[x], q0, 2, t > 0, &spare, &seg[nseg])) nseg++;
+                if (under(nmade, 2, w[1], wsum) && carve(p, run, nrun, h01[x], q0, 2, t > 0, &st, &seg[nseg]))
+                    nseg++;
         }
         for (uint32_t y = 0; y < QUARTERS; y++) {
             for (uint32_t x = 0; x < nrun[y]; x++) seg[nseg++] = (wseg){run[y][x], y, 1};
