@@ -293,7 +293,8 @@ static void free_take(wrun *run, uint32_t *n, int64_t a0, int64_t a1)
     if (a1 < r.a1) run[i] = (wrun){a1, r.a1};
 }
 
-/* The run of quarter q's runs that holds [a0, a1), or NULL. */
+/* The run that holds [a0, a1): the caller's room is free in every quarter
+ * it asks, so there is one. */
 static const wrun *run_holding(const wrun *run, uint32_t n, int64_t a0, int64_t a1)
 {
     for (uint32_t i = 0; i < n; i++)
@@ -320,10 +321,6 @@ static uint32_t intersect(const wrun *a, uint32_t na, const wrun *b, uint32_t nb
     return n;
 }
 
-/* Tries to take, out of the room I that quarters q0 .. q0 + h - 1 all have
- * free, a random piece for tensors h quarters tall. What it leaves of each
- * quarter's run must be empty or hold a tensor, so that the room stays
- * full; a few tries, false when none fits. */
 /* What a step may still spend on carving: the tensors its room could hold
  * beyond its share, and the pieces it will cut (each gets a tensor)
  * against the tensors left to make. */
@@ -331,6 +328,10 @@ typedef struct wstep {
     uint64_t spare, pieces, share;
 } wstep;
 
+/* Tries to take, out of the room I that quarters q0 .. q0 + h - 1 all have
+ * free, a random piece for tensors h quarters tall. What it leaves of each
+ * quarter's run must be empty or hold a tensor, so that the room stays
+ * full; a few tries, false when none fits. */
 static bool carve(planted *p, wrun **run, uint32_t *nrun, wrun I, uint32_t q0, uint32_t h, bool whole, wstep *st,
                   wseg *seg)
 {
@@ -385,16 +386,19 @@ static bool walls_2d(planted *p, uint32_t want, const uint32_t *w, sba_arena *sc
 {
     const int64_t span = p->o->span, m = p->min_units;
     const uint64_t wsum = (uint64_t)w[0] + w[1] + w[2];
-    uint32_t *live = sba_arena_array(scratch, (size_t)want + 1, sizeof *live), nlive = 0, nrun[QUARTERS];
-    wrun *run[QUARTERS], *common = sba_arena_array(scratch, (size_t)want + 2, sizeof *common);
-    wrun *h01 = sba_arena_array(scratch, (size_t)want + 2, sizeof *h01);
-    wrun *h23 = sba_arena_array(scratch, (size_t)want + 2, sizeof *h23);
-    wseg *seg = sba_arena_array(scratch, 8 * (size_t)want + 16, sizeof *seg);
-    uint32_t *k = sba_arena_array(scratch, 8 * (size_t)want + 16, sizeof *k);
-    int64_t *cut = sba_arena_array(scratch, 2 * (size_t)want + 8, sizeof *cut);
+    /* sized by the boxes (p->cap), not by `want`: the last step may make
+     * a few more; a quarter has at most one run more than live tensors */
+    const size_t cap = p->cap;
+    uint32_t *live = sba_arena_array(scratch, cap + 1, sizeof *live), nlive = 0, nrun[QUARTERS];
+    wrun *run[QUARTERS], *common = sba_arena_array(scratch, cap + 2, sizeof *common);
+    wrun *h01 = sba_arena_array(scratch, cap + 2, sizeof *h01);
+    wrun *h23 = sba_arena_array(scratch, cap + 2, sizeof *h23);
+    wseg *seg = sba_arena_array(scratch, 8 * cap + 16, sizeof *seg);
+    uint32_t *k = sba_arena_array(scratch, 8 * cap + 16, sizeof *k);
+    int64_t *cut = sba_arena_array(scratch, cap + 1, sizeof *cut);
     bool ok = live && common && h01 && h23 && seg && k && cut;
     for (uint32_t q = 0; q < QUARTERS && ok; q++) {
-        ok = (run[q] = sba_arena_array(scratch, (size_t)want + 2, sizeof *run[q])) != NULL;
+        ok = (run[q] = sba_arena_array(scratch, cap + 2, sizeof *run[q])) != NULL;
         if (ok) run[q][0] = (wrun){0, p->units}, nrun[q] = 1;
     }
     if (!ok) return sba_err(p->err, SBA_ERR_NOMEM, "out of memory"), false;
