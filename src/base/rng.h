@@ -10,12 +10,14 @@ typedef struct sba_rng {
     uint64_t s;
 } sba_rng;
 
-static inline uint64_t sba_rng_next(sba_rng *r)
+/* splitmix64's finalizer: a 64-bit mix, also the searches' hash of a key. */
+static inline uint64_t sba_mix64(uint64_t z)
 {
-    uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
 }
+
+static inline uint64_t sba_rng_next(sba_rng *r) { return sba_mix64(r->s += 0x9E3779B97F4A7C15ull); }
 
 #endif

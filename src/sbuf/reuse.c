@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "base/rng.h"
 #include "sbuf/sbuf.h"
 
 typedef struct sb_hint {
@@ -34,29 +35,22 @@ typedef struct sb_hint {
     uint32_t stamp; /* the iteration that recorded it, plus one */
 } sb_hint;
 
-static uint64_t mix64(uint64_t x)
-{
-    x = (x ^ x >> 30) * 0xBF58476D1CE4E5B9ull;
-    x = (x ^ x >> 27) * 0x94D049BB133111EBull;
-    return x ^ x >> 31;
-}
-
 /* The part's hash: a sum of its nodes' (order does not matter). */
 static uint64_t part_sig(const sb_ctx *c, const uint32_t *ids, uint32_t a, uint32_t b)
 {
     uint32_t first = c->info[ids[a]].start;
-    uint64_t sig = mix64(b - a);
+    uint64_t sig = sba_mix64(b - a);
     for (uint32_t x = a; x < b; x++) {
         const sb_node *nd = &c->info[ids[x]];
         uint32_t members = 0;
         for (uint32_t m = nd->next_member; m != SB_NO_NODE; m = c->info[m].next_member)
             members = members * 31 + c->info[m].loc->index + 1;
-        uint64_t h = mix64(nd->loc->index);
-        h = mix64(h ^ ((uint64_t)(nd->start - first) << 32 | (nd->end - first)));
-        h = mix64(h ^ (uint64_t)nd->bytes);
-        h = mix64(h ^ ((uint64_t)nd->partitions << 40 | (uint64_t)nd->base_mask << 8 | nd->height));
-        h = mix64(h ^ ((uint64_t)members << 2 | (uint64_t)nd->precoloured << 1 | nd->unspillable));
-        if (nd->precoloured) h = mix64(h ^ (uint64_t)nd->addr ^ ((uint64_t)nd->base << 48));
+        uint64_t h = sba_mix64(nd->loc->index);
+        h = sba_mix64(h ^ ((uint64_t)(nd->start - first) << 32 | (nd->end - first)));
+        h = sba_mix64(h ^ (uint64_t)nd->bytes);
+        h = sba_mix64(h ^ ((uint64_t)nd->partitions << 40 | (uint64_t)nd->base_mask << 8 | nd->height));
+        h = sba_mix64(h ^ ((uint64_t)members << 2 | (uint64_t)nd->precoloured << 1 | nd->unspillable));
+        if (nd->precoloured) h = sba_mix64(h ^ (uint64_t)nd->addr ^ ((uint64_t)nd->base << 48));
         sig += h;
     }
     return sig;

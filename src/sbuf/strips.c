@@ -102,14 +102,6 @@ typedef struct strips {
 
 static int popcount(uint32_t x) { return __builtin_popcount(x); }
 
-/* A node's key in a set's hash (splitmix64's finalizer). */
-static uint64_t mix64(uint64_t x)
-{
-    x = (x ^ x >> 30) * 0xBF58476D1CE4E5B9ull;
-    x = (x ^ x >> 27) * 0x94D049BB133111EBull;
-    return x ^ x >> 31;
-}
-
 /* Whether option o of a node lies within the bands M. */
 static bool option_in(const sb_pack_node *nd, uint32_t o, uint8_t M) { return (nd->qmask[o] & ~M) == 0; }
 
@@ -348,7 +340,7 @@ static int split(cutter *C)
     /* the same set is often found again from another seed: split once */
     uint64_t key = C->lowM;
     for (uint32_t i = 0; i < C->m; i++)
-        if (C->in[i]) key ^= mix64(C->it[i].id + 1);
+        if (C->in[i]) key ^= sba_mix64(C->it[i].id + 1);
     T->work += C->m;
     C->rejected = true;
     if (sba_keyset_has(&C->failed, key)) return SB_PACK_NONE;
@@ -658,8 +650,8 @@ static int solve_piece(strips *T, st_item *it, uint32_t m, int64_t cap, int64_t 
 static int solve_part(strips *T, st_item *it, uint32_t m, int64_t cap, int64_t base, uint8_t M)
 {
     if (m <= CUT_NODES) return solve_piece(T, it, m, cap, base, M); /* a leaf: not worth a key */
-    uint64_t key = mix64((uint64_t)cap << 4 | M);
-    for (uint32_t i = 0; i < m; i++) key ^= mix64(it[i].id + 1);
+    uint64_t key = sba_mix64((uint64_t)cap << 4 | M);
+    for (uint32_t i = 0; i < m; i++) key ^= sba_mix64(it[i].id + 1);
     if (sba_keyset_has(&T->failed, key)) return SB_PACK_NONE;
     int r = solve_piece(T, it, m, cap, base, M);
     if (r == SB_PACK_NONE) sba_keyset_add(&T->failed, key);
