@@ -343,3 +343,20 @@ Test(strips, packs_planted_1d_functions_of_1000_tensors)
     planted_packs(1, "full", 1000);
     planted_packs(3, "full", 1000);
 }
+
+/* A strip's first side chooses its load A, and a sweep's state that failed
+ * is not searched again. The same taken items live at a group under
+ * another A leave another need there, so A is part of the state: these
+ * 1-D tilings, and the 2-D function (whose 186-node part has one strip with
+ * a cut in time, missed before at any bound), pack only if it is. */
+Test(strips, a_state_that_failed_under_one_load_is_searched_under_another)
+{
+    static tiling t;
+    const uint64_t seeds[] = {4, 10, 33};
+    for (size_t x = 0; x < sizeof seeds / sizeof *seeds; x++) {
+        cut_tiling(&t, seeds[x], 500, 400, 1, 65536, 32);
+        cr_assert_eq(strips(&t, BIG_BUDGET, NULL), SB_PACK_PACKED, "seed %llu", (unsigned long long)seeds[x]);
+        check_packing(&t);
+    }
+    planted_packs(5, "q:1,h:1,f:1", 600);
+}

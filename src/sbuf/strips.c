@@ -33,7 +33,7 @@
  * nodes of L that start here, and none may end where none starts. A
  * depth-first search takes or leaves each starting node, largest first,
  * pruned by the sums of its section; a state entering a section (its live
- * nodes of L, hashed) that failed once is not searched again. Each set
+ * nodes of L and A, hashed) that failed once is not searched again. Each set
  * found on one side is completed on the other, then split and packed. A
  * band cut is the same search with A the half's room, seeds where the
  * nodes that end weigh at least that, and "taken" meaning the lower half.
@@ -252,14 +252,19 @@ static bool tail_ok(sweep *W)
     return true;
 }
 
-/* The key of the state entering group g: the taken items still live, and
- * g. Built from group g - 1's: its own taken items join, the taken items
- * that ended since leave (an item of both leaves at once). */
+/* The key of the state entering group g: the taken items still live, g,
+ * and, on a strip's first side, A: the same live items with another A
+ * leave another need (the load that ended just before g is A less theirs),
+ * so a state that failed under one A says nothing of it under another.
+ * Built from group g - 1's: its own taken items join, the taken items that
+ * ended since leave (an item of both leaves at once). */
 static uint64_t entry_key(sweep *W, uint32_t g)
 {
     uint64_t key = W->salt ^ (0x9E3779B97F4A7C15ull * (g + 1));
     if (!g) return key;
-    uint64_t prev = W->gkey[g - 1] ^ W->salt ^ (0x9E3779B97F4A7C15ull * g);
+    const uint64_t a = W->free0 ? sba_mix64((uint64_t)W->C->A) : 0; /* A is set once group 0 is done */
+    key ^= a;
+    uint64_t prev = W->gkey[g - 1] ^ W->salt ^ (0x9E3779B97F4A7C15ull * g) ^ (g > 1 ? a : 0);
     /* items over the whole side in a half of the bands count by their
      * bytes only: the halves they leave are the same whichever they are */
     int64_t whole = 0;
