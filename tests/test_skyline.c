@@ -291,6 +291,15 @@ Test(strips, cuts_bands_whose_halves_have_no_cut_in_time)
     planted_packs(5, "q:1,h:1,f:1", 800);
 }
 
+Test(strips, finds_strips_in_two_halves)
+{
+    /* a piece of each (23 to 109 nodes) has address cuts only, and every
+     * strip of it has no cut in time: its lowest strip's nodes each lie in
+     * one half of the quarters, so it is found a half at a time */
+    planted_packs(6, "q:3,h:1,f:1", 600);
+    planted_packs(6, "q:1,h:1,f:1", 900);
+}
+
 Test(strips, sweeps_long_parts_far_enough)
 {
     /* a strip spans every section of a long part (the 2-D one: 2,000

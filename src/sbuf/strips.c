@@ -15,7 +15,10 @@
  *     a = A / quarters, and the rest above it at capacity cap - a;
  *   - band: the nodes split between the two halves of the part's quarters
  *     (of all four, or of one half) so that each half is full in every
- *     section; each half packs alone at the same bytes.
+ *     section; each half packs alone at the same bytes;
+ *   - a strip in two halves: a strip (as above) whose nodes each lie in
+ *     one half of the quarters, a strip of height a of each half; the
+ *     halves pack alone at a, the rest above at cap - a.
  * Cuts nest: a strip is cut in time, a slice of time across bands or bytes,
  * and so on. A piece that is small, or has slack, or cannot be cut goes to
  * skyline.c on its own sections, in the quarters of its bands (the others
@@ -41,7 +44,18 @@
  * seed: a band cut is also looked for by one sweep from the part's first
  * section. There the nodes over the whole part that take a half count by
  * their bytes only in the failed states (in a half they go to the bottom,
- * so which of them a half has does not matter, only their sum). Every set
+ * so which of them a half has does not matter, only their sum).
+ *
+ * A strip in two halves. In 2-D the lowest strip of a piece is often cut
+ * first by band: its lower half holds one stack of nodes, its upper half
+ * another, with cuts in time at different sections or none, so no section
+ * cuts the strip and no seed finds it. Its first half is looked for as a
+ * strip of any load among the nodes with an option in the lower half's
+ * quarters (seeds, then the sweep from the first section); each one found
+ * sets a, and the second half is the same search in the upper half's
+ * quarters with its load fixed at a × its quarters, among the nodes not in
+ * the first (all its seeds share one step bound: most first halves have no
+ * second). Every set
  * (strip or half) is split only if both sides can fill every quarter to the
  * byte in every section, as far as subset sums of their full, half and
  * quarter heights tell (fills): most sets of the right load fail that at
@@ -78,7 +92,7 @@ enum {
     CUT_NODES = 16,      /* within the cuts, a piece larger than this is cut if it can be */
     SEED_WORK = 1024,    /* a seed's sweep: steps per node of the part */
     SEED_TRIES = 4,      /* sets of the right load searched per seed */
-    START_WORK = 2048,   /* a band cut's sweep from the part's start: steps per node */
+    START_WORK = 2048,   /* a sweep from the part's start (bands, halves): steps per node */
     START_TRIES = 256,   /* and the sets it splits (most fail fills() at once) */
     SPLIT_WORK = 40000,  /* a split's sides: work per node of the part */
     LEAF_WORK = 400000,  /* a leaf: work per node */
@@ -171,18 +185,35 @@ out:
 
 /* ---- the sweep --------------------------------------------------------------- */
 
-/* One cut being looked for in a part: a strip (lowM 0) or a band cut. */
+/* What a cut looks for in a part with bands M (lowM, highM: its halves):
+ * a strip, of any load A; a band cut, lowM's half of the nodes filling it;
+ * or a strip in two halves, a strip that no time cut splits but whose
+ * nodes each lie in one half: the lower one's nodes first (HALF, any
+ * load), then the upper one's at the same height (HALF2, of the nodes not
+ * in the first). */
+typedef enum { CUT_STRIP, CUT_BAND, CUT_HALF, CUT_HALF2 } cut_kind;
+
 typedef struct cutter {
     strips *T;
     st_item *it;          /* the part */
     uint32_t m, tries, max_tries; /* sets searched (not those rejected at once) */
     bool rejected;                /* the last set found was rejected without a search */
+    bool shared;                  /* one step limit for all seeds, not one each */
     uint64_t steps, limit; /* this seed's search steps, and where it gives up */
     int64_t cap, base, A;
-    uint8_t M, lowM, highM;
+    cut_kind kind;
+    uint8_t M, lowM, highM; /* a taken node must have an option in lowM, a left one in highM (0: any) */
     uint8_t *in;          /* per item of the part: in the set found */
+    const uint8_t *excl;  /* HALF2: per item, in the first half's set */
+    struct cutter *first; /* HALF2: the first half's cutter */
     sba_keyset failed;    /* sets split without a packing, hashed: seeds find the same ones */
 } cutter;
+
+/* Whether the cut chooses A (its first side's first group sets it). */
+static bool free_load(const cutter *C) { return C->kind == CUT_STRIP || C->kind == CUT_HALF; }
+
+/* The quarters A is measured in: the strip's bands, or its half's. */
+static int load_quarters(const cutter *C) { return popcount(C->lowM ? C->lowM : C->M); }
 
 /* The sweep over one side of a seed: items sorted by start (mirrored in
  * time on the side before the seed), largest first, in groups of the same
@@ -211,6 +242,7 @@ static bool can_take(const sweep *W, uint32_t i)
 {
     const cutter *C = W->C;
     if (C->lowM && !has_option_in(&C->T->p->nodes[W->it[i].id], C->lowM)) return false;
+    if (C->excl && C->excl[W->orig[i]]) return false;
     return W->part[W->group[i]] + W->it[i].w <= W->need[W->group[i]];
 }
 
@@ -343,7 +375,7 @@ static int split(cutter *C)
 {
     strips *T = C->T;
     /* the same set is often found again from another seed: split once */
-    uint64_t key = C->lowM;
+    uint64_t key = C->kind == CUT_BAND ? C->lowM : 0;
     for (uint32_t i = 0; i < C->m; i++)
         if (C->in[i]) key ^= sba_mix64(C->it[i].id + 1);
     T->work += C->m;
@@ -363,7 +395,7 @@ static int split(cutter *C)
             if (C->in[i]) lo[nl++] = C->it[i];
             else hi[nh++] = C->it[i];
         }
-        if (C->lowM) { /* band cut: both halves at the same bytes */
+        if (C->kind == CUT_BAND) { /* both halves at the same bytes */
             if (!fills(T, lo, nl, C->cap, C->lowM) || !fills(T, hi, nh, C->cap, C->highM))
                 r = T->nomem ? SB_PACK_NOMEM : SB_PACK_NONE;
             else
@@ -387,6 +419,8 @@ static int split(cutter *C)
 }
 
 static int search(sweep *W);
+static int second_half(cutter *C1);
+static int split_halves(cutter *C);
 
 /* Whether group g, all decided, has its load: what ended before it, or, in
  * a strip's first group, any aligned load short of the room (it is A). */
@@ -394,7 +428,7 @@ static bool group_done(sweep *W, uint32_t g)
 {
     cutter *C = W->C;
     if (!(W->free0 && g == 0)) return W->part[g] == W->need[g];
-    int64_t unit = C->T->p->align * popcount(C->M);
+    int64_t unit = C->T->p->align * load_quarters(C);
     if (W->part[0] <= 0 || W->part[0] >= W->need[0] || W->part[0] % unit) return false;
     C->A = W->part[0];
     return true;
@@ -414,7 +448,7 @@ static int found(sweep *W)
         C->T->work += V->m + V->k1;
         return search(V);
     }
-    return split(C);
+    return C->kind == CUT_HALF ? second_half(C) : C->kind == CUT_HALF2 ? split_halves(C) : split(C);
 }
 
 /* Depth-first over a side's items: each taken or left, taken first. Every
@@ -426,7 +460,7 @@ static int search(sweep *W)
     strips *T = C->T;
     uint32_t i = 0;
     bool back = false;
-    W->need[0] = W->free0 ? C->cap * popcount(C->M) : C->A;
+    W->need[0] = W->free0 ? C->cap * load_quarters(C) : C->A;
     W->part[0] = 0;
     for (;;) {
         if (++T->work > T->budget) return SB_PACK_BUDGET;
@@ -553,35 +587,39 @@ static bool build(sweep *W, cutter *C, sba_arena *ar, uint32_t k, int side, uint
     return true;
 }
 
-/* Looks for a strip (lowM 0) or a band cut of one part and packs by it. */
-static int cut(strips *T, st_item *it, uint32_t m, int64_t cap, int64_t base, uint8_t M, uint8_t lowM,
-               uint8_t highM)
+/* Runs a cut's search: from every seed in time, and, where no time cut
+ * need split the set (a band, a half of a strip), from the part's first
+ * section. */
+static int seek(cutter *C)
 {
+    strips *T = C->T;
+    st_item *it = C->it;
+    const uint32_t m = C->m;
     sba_arena ar;
     sba_arena_init(&ar, T->a);
-    cutter C = {.T = T, .it = it, .m = m, .cap = cap, .base = base, .M = M, .lowM = lowM, .highM = highM};
     uint32_t k0 = it[0].s0, k1 = it[0].s1;
     for (uint32_t i = 0; i < m; i++)
         if (it[i].s1 > k1) k1 = it[i].s1;
     uint32_t span = k1 - k0 + 1, *seed = sba_arena_array(&ar, span, sizeof *seed), ns = 0;
     int64_t *wend = sba_arena_array(&ar, span, sizeof *wend);
-    C.in = sba_arena_array(&ar, m, sizeof *C.in);
-    C.failed.cap = 4096;
-    C.failed.slot = sba_arena_array(&ar, C.failed.cap, sizeof *C.failed.slot);
+    C->in = sba_arena_array(&ar, m, sizeof *C->in);
+    C->failed.cap = 4096;
+    C->failed.slot = sba_arena_array(&ar, C->failed.cap, sizeof *C->failed.slot);
     int r = SB_PACK_NOMEM;
     if (ar.failed) goto out;
     /* Seeds: a strip (or a half) with a cut in time between sections k and
      * k + 1 has none of the items crossing it, and of the items that end
      * at k and start at k + 1 some of each, of equal load A (of a half: the
      * half's room). Several strips may be cut there, so the items that end
-     * at k weigh at least A: seeds are where they weigh anything (a half:
-     * at least its room), the heaviest first; the first group on each side
-     * is a choice, taken first, so the set of all comes first. */
-    int64_t band = lowM ? cap * popcount(lowM) : 0;
+     * at k weigh at least A: seeds are where they weigh anything (where A
+     * is fixed: at least A), the heaviest first; the first group on each
+     * side is a choice, taken first, so the set of all comes first. */
+    const bool free = free_load(C);
+    const int64_t fixed = C->A;
     for (uint32_t i = 0; i < m; i++) wend[it[i].s1 - k0] += it[i].w;
     for (uint32_t k = k0; k < k1; k++) {
         int64_t A = wend[k - k0];
-        if (lowM ? A >= band : A > 0) seed[ns++] = k;
+        if (free ? A > 0 : A >= fixed) seed[ns++] = k;
     }
     for (uint32_t x = 1; x < ns; x++) /* insertion sort by load, then k */
         for (uint32_t y = x; y > 0 && wend[seed[y - 1] - k0] < wend[seed[y] - k0]; y--) {
@@ -589,39 +627,110 @@ static int cut(strips *T, st_item *it, uint32_t m, int64_t cap, int64_t base, ui
             seed[y] = seed[y - 1], seed[y - 1] = t;
         }
     r = SB_PACK_NONE;
-    for (uint32_t x = 0; x < ns && r == SB_PACK_NONE; x++) {
+    C->steps = 0, C->limit = (uint64_t)SEED_WORK * m;
+    for (uint32_t x = 0; x < ns && r == SB_PACK_NONE && (!C->shared || C->steps < C->limit); x++) {
         uint32_t k = seed[x];
         sba_arena sar;
         sba_arena_init(&sar, T->a);
         sweep after, before;
-        C.A = lowM ? band : 0;
-        memset(C.in, 0, m);
+        C->A = free ? 0 : fixed;
+        memset(C->in, 0, m);
         T->work += 2 * (uint64_t)(m + span);
-        C.steps = 0, C.tries = 0, C.max_tries = SEED_TRIES, C.limit = (uint64_t)SEED_WORK * m;
-        if (build(&after, &C, &sar, k, 1, k0, k1) && build(&before, &C, &sar, k, -1, k0, k1)) {
+        if (!C->shared) C->steps = 0;
+        C->tries = 0, C->max_tries = SEED_TRIES;
+        if (build(&after, C, &sar, k, 1, k0, k1) && build(&before, C, &sar, k, -1, k0, k1)) {
             after.then = &before;
-            after.free0 = !lowM;
+            after.free0 = free;
             r = search(&after);
         }
         if (sar.failed) r = SB_PACK_NOMEM;
         sba_arena_free(&sar);
     }
-    /* A half with no cut in time (a node of it lives over the whole part)
+    /* A set with no cut in time (a node of it lives over the whole part)
      * has no seed: its sweep starts at the part's first section, where its
-     * load is already the half's room. */
-    if (lowM && r == SB_PACK_NONE) {
+     * load is already A. A strip has one at its lowest strip of nodes (or
+     * a node over the whole part, at the bottom before any cut). */
+    if (C->kind != CUT_STRIP && r == SB_PACK_NONE) {
         sba_arena sar;
         sba_arena_init(&sar, T->a);
         sweep all;
-        C.A = band;
-        memset(C.in, 0, m);
+        C->A = free ? 0 : fixed;
+        memset(C->in, 0, m);
         T->work += (uint64_t)(m + span);
-        C.steps = 0, C.tries = 0, C.max_tries = START_TRIES, C.limit = (uint64_t)START_WORK * m;
-        if (build(&all, &C, &sar, k0, 0, k0, k1)) r = search(&all);
+        C->steps = 0, C->tries = 0, C->max_tries = START_TRIES, C->limit = (uint64_t)START_WORK * m;
+        if (build(&all, C, &sar, k0, 0, k0, k1)) {
+            all.free0 = free;
+            r = search(&all);
+        }
         if (sar.failed) r = SB_PACK_NOMEM;
         sba_arena_free(&sar);
     }
 out:
+    if (ar.failed) r = SB_PACK_NOMEM;
+    sba_arena_free(&ar);
+    return r;
+}
+
+/* Looks for a cut of one part and packs by it. */
+static int cut(strips *T, st_item *it, uint32_t m, int64_t cap, int64_t base, uint8_t M, uint8_t lowM,
+               uint8_t highM, cut_kind kind)
+{
+    cutter C = {.T = T, .it = it, .m = m, .cap = cap, .base = base, .M = M, .lowM = lowM, .highM = highM,
+                .kind = kind, .A = kind == CUT_BAND ? cap * popcount(lowM) : 0};
+    return seek(&C);
+}
+
+/* The first half of a strip found (the nodes of the part's lowest strip
+ * that lie in lowM, a = A / |lowM| high): the other half must hold a
+ * strip of the same height, of nodes not in the first. All its seeds
+ * share one step limit: most first halves have no second. */
+static int second_half(cutter *C1)
+{
+    uint8_t h2 = (uint8_t)(C1->M & ~C1->lowM);
+    int64_t a = C1->A / popcount(C1->lowM);
+    cutter C = {.T = C1->T, .it = C1->it, .m = C1->m, .cap = C1->cap, .base = C1->base, .M = C1->M, .lowM = h2,
+                .kind = CUT_HALF2, .A = a * popcount(h2), .excl = C1->in, .first = C1, .shared = true};
+    C1->rejected = true; /* a first half with no second costs no try */
+    return seek(&C);
+}
+
+/* Both halves found: the first half's nodes pack in its quarters at
+ * [base, base + a), the second's in the others, the rest above at cap - a. */
+static int split_halves(cutter *C)
+{
+    cutter *C1 = C->first;
+    strips *T = C->T;
+    uint64_t key = 0xC2B2AE3D27D4EB4Full;
+    for (uint32_t i = 0; i < C->m; i++)
+        if (C1->in[i] || C->in[i]) key ^= sba_mix64(C->it[i].id + 1);
+    T->work += C->m;
+    C->rejected = true;
+    if (sba_keyset_has(&C1->failed, key)) return SB_PACK_NONE;
+    sba_arena ar;
+    sba_arena_init(&ar, T->a);
+    st_item *s1 = sba_arena_array(&ar, C->m, sizeof *s1), *s2 = sba_arena_array(&ar, C->m, sizeof *s2),
+            *hi = sba_arena_array(&ar, C->m, sizeof *hi);
+    int r = SB_PACK_NOMEM;
+    uint64_t budget = T->budget, most = T->work + (uint64_t)SPLIT_WORK * C->m;
+    if (most < budget) T->budget = most;
+    if (s1 && s2 && hi) {
+        uint32_t n1 = 0, n2 = 0, nh = 0;
+        for (uint32_t i = 0; i < C->m; i++) {
+            if (C1->in[i]) s1[n1++] = C->it[i];
+            else if (C->in[i]) s2[n2++] = C->it[i];
+            else hi[nh++] = C->it[i];
+        }
+        const int64_t a = C->A / popcount(C->lowM);
+        if (!fills(T, s1, n1, a, C1->lowM) || !fills(T, s2, n2, a, C->lowM) || !fills(T, hi, nh, C->cap - a, C->M))
+            r = T->nomem ? SB_PACK_NOMEM : SB_PACK_NONE;
+        else
+            C->rejected = C1->rejected = false, r = solve(T, s1, n1, a, C->base, C1->lowM);
+        if (r == SB_PACK_PACKED) r = solve(T, s2, n2, a, C->base, C->lowM);
+        if (r == SB_PACK_PACKED) r = solve(T, hi, nh, C->cap - a, C->base + a, C->M);
+    }
+    if (r == SB_PACK_BUDGET && T->work < budget) r = SB_PACK_NONE;
+    if (r == SB_PACK_NONE) sba_keyset_add(&C1->failed, key);
+    T->budget = budget;
     if (ar.failed) r = SB_PACK_NOMEM;
     sba_arena_free(&ar);
     return r;
@@ -701,9 +810,12 @@ static int solve_piece(strips *T, st_item *it, uint32_t m, int64_t cap, int64_t 
             for (uint32_t q = 0, seen = 0; q < 4; q++)
                 if (M >> q & 1 && seen++ < (uint32_t)popcount(M) / 2) lowM |= (uint8_t)(1u << q);
             highM = (uint8_t)(M & ~lowM);
-            r = cut(T, it, m, cap, base, M, lowM, highM);
+            r = cut(T, it, m, cap, base, M, lowM, highM, CUT_BAND);
+            if (r == SB_PACK_NONE) r = cut(T, it, m, cap, base, M, 0, 0, CUT_STRIP);
+            if (r == SB_PACK_NONE) r = cut(T, it, m, cap, base, M, lowM, 0, CUT_HALF);
+        } else {
+            r = cut(T, it, m, cap, base, M, 0, 0, CUT_STRIP);
         }
-        if (r == SB_PACK_NONE) r = cut(T, it, m, cap, base, M, 0, 0);
         if (r != SB_PACK_NONE) return r;
         uncut = true;
     }
