@@ -187,14 +187,16 @@ Test(skyline, same_problem_same_packing)
     cr_assert_arr_eq(t.opt, u.opt, sizeof t.opt);
 }
 
-/* Planted functions (sballoc gen --planted) through the allocator. */
-static void planted_packs(uint64_t seed, const char *heights, uint32_t tensors)
+/* Planted functions (sballoc gen --planted) through the allocator, over
+ * `span` steps (0: the generator's default). */
+static void planted_packs_over(uint64_t seed, const char *heights, uint32_t tensors, uint32_t span)
 {
     sba_planted_options p;
     sba_planted_defaults(&p);
     p.seed = seed;
     p.tensors = tensors;
     p.heights = heights;
+    if (span) p.span = span;
     sba_error err;
     bir_module *m = sba_gen_planted(&p, false, NULL, &err);
     cr_assert_not_null(m, "gen --planted: %s", err.message);
@@ -206,6 +208,11 @@ static void planted_packs(uint64_t seed, const char *heights, uint32_t tensors)
     sba_alloc_report_free(&r);
     cr_assert_eq(sba_verify_module(m, NULL, &err), SBA_OK, "verify: %s", err.message);
     bir_module_free(m);
+}
+
+static void planted_packs(uint64_t seed, const char *heights, uint32_t tensors)
+{
+    planted_packs_over(seed, heights, tensors, 0);
 }
 
 Test(skyline, packs_planted_1d_functions)
@@ -298,6 +305,16 @@ Test(strips, finds_strips_in_two_halves)
      * one half of the quarters, so it is found a half at a time */
     planted_packs(6, "q:3,h:1,f:1", 600);
     planted_packs(6, "q:1,h:1,f:1", 900);
+}
+
+Test(strips, changes_the_part_of_a_set_that_failed)
+{
+    /* dense in time (300 tensors over 50 steps): a strip's sets of the
+     * right load differ in many places, and the one that packs differs from
+     * the first found where its split failed; trying other choices after
+     * that part first, and never searching again a state whose subtree
+     * failed only in splits, spent every try per seed on the same failure */
+    planted_packs_over(2, "q:1,h:1,f:1", 300, 50);
 }
 
 Test(strips, sweeps_long_parts_far_enough)

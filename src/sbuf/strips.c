@@ -36,8 +36,15 @@
  * nodes of L that start here, and none may end where none starts. A
  * depth-first search takes or leaves each starting node, largest first,
  * pruned by the sums of its section; a state entering a section (its live
- * nodes of L and A, hashed) that failed once is not searched again. Each set
- * found on one side is completed on the other, then split and packed. A
+ * nodes of L and A, hashed) that failed once is not searched again, unless
+ * a set was split below it: a split fails for the whole set, and the nodes
+ * decided before the state are not in it. Each set found on one side is
+ * completed on the other, then split and packed. A split that fails names
+ * what failed where it can: the piece (a part in time of one side) that
+ * did not pack, or the section whose sums did not fill. Only the nodes
+ * live there made it, so the search backs up to the last of those (or, on
+ * a strip's first side, to its first group, which sets A): other choices
+ * of the nodes after it would fail the same way. A
  * band cut is the same search with A the half's room, seeds where the
  * nodes that end weigh at least that, and "taken" meaning the lower half.
  * A half with a node live over the whole part has no cut in time, so no
@@ -111,6 +118,10 @@ typedef struct strips {
     const sba_allocator *a;
     uint64_t budget, work, visited;
     bool nomem;
+    /* what made the last split fail, where it is known: a range of
+     * sections (a piece of one side, or a section whose sums failed) */
+    bool culprit;
+    uint32_t cs, ce;
     sba_keyset failed;    /* pieces (set, room, bands) that did not pack, hashed */
 } strips;
 
@@ -207,6 +218,9 @@ typedef struct cutter {
     const uint8_t *excl;  /* HALF2: per item, in the first half's set */
     struct cutter *first; /* HALF2: the first half's cutter */
     sba_keyset failed;    /* sets split without a packing, hashed: seeds find the same ones */
+    uint64_t splits;      /* sets split (or a second half looked for): their outcome depends on the whole set */
+    bool culprit;         /* the last split failed for the nodes of sections [cs, ce] alone */
+    uint32_t cs, ce;
 } cutter;
 
 /* Whether the cut chooses A (its first side's first group sets it). */
@@ -231,11 +245,14 @@ typedef struct sweep {
     uint8_t *take, *dec;             /* per item: taken; decisions tried */
     uint32_t *eoff, *elist;          /* items by last section */
     uint64_t *z, *gkey;              /* per item: its key; per group: the key of its entry state */
+    uint64_t *gsplits;               /* per group: the cutter's splits when it was entered */
     uint8_t *whole;                  /* per item: live over the whole side, a half of the bands */
     sba_keyset dead;                 /* entry states that failed */
     uint64_t salt;
     struct sweep *then;              /* the other side, searched for each set of this one */
     bool free0;                      /* group 0 sets A (a strip's first side), any load */
+    int dir;                         /* section s of the side is the part's origin + dir × s */
+    uint32_t origin;
 } sweep;
 
 static bool can_take(const sweep *W, uint32_t i)
@@ -365,9 +382,18 @@ static bool fills(strips *T, const st_item *it, uint32_t m, int64_t cap, uint8_t
         for (int64_t lo = 0; lo <= h && lo <= room && !ok; lo++)
             ok = has_sum(hs, lo) && has_sum(qsum, room - lo) && has_sum(qsum, room - (h - lo));
         T->work += (uint64_t)room;
+        if (!ok) T->culprit = true, T->cs = T->ce = k;
     }
     sba_free(T->a, hs);
     return ok;
+}
+
+/* A split that failed: the piece of one of its sides that failed (or the
+ * section whose sums did), if known, is what the search must change. */
+static void blame(cutter *C)
+{
+    C->culprit = C->T->culprit;
+    C->cs = C->T->cs, C->ce = C->T->ce;
 }
 
 /* The set found (both sides): packs it and the rest apart. */
@@ -380,10 +406,13 @@ static int split(cutter *C)
         if (C->in[i]) key ^= sba_mix64(C->it[i].id + 1);
     T->work += C->m;
     C->rejected = true;
+    C->splits++;
+    C->culprit = false;
     if (sba_keyset_has(&C->failed, key)) return SB_PACK_NONE;
     sba_arena ar;
     sba_arena_init(&ar, T->a);
     st_item *lo = sba_arena_array(&ar, C->m, sizeof *lo), *hi = sba_arena_array(&ar, C->m, sizeof *hi);
+    T->culprit = false;
     int r = SB_PACK_NOMEM;
     /* a wrong set can cost its sides' whole searches: each split has a
      * share of its own, and running out of it only fails the split */
@@ -411,7 +440,7 @@ static int split(cutter *C)
         }
     }
     if (r == SB_PACK_BUDGET && T->work < budget) r = SB_PACK_NONE;
-    if (r == SB_PACK_NONE) sba_keyset_add(&C->failed, key);
+    if (r == SB_PACK_NONE) sba_keyset_add(&C->failed, key), blame(C);
     T->budget = budget;
     if (ar.failed) r = SB_PACK_NOMEM;
     sba_arena_free(&ar);
@@ -420,6 +449,24 @@ static int split(cutter *C)
 
 static int search(sweep *W);
 static int second_half(cutter *C1);
+
+/* The last item of a side whose decision the last split's failure depends
+ * on (UINT32_MAX if none): one live in the sections it blames, or, where
+ * this side chooses A, one of its first group (A sets everything). Items
+ * decided after it only change sections the failure did not look at, so
+ * trying their other choices would fail the same way. */
+static uint32_t last_relevant(const sweep *W)
+{
+    const cutter *C = W->C;
+    for (uint32_t i = W->m; i-- > 0;) {
+        if (W->free0 && W->group[i] == 0) return i;
+        const st_item *x = &W->it[i];
+        uint32_t g0 = W->dir > 0 ? W->origin + x->s0 : W->origin - x->s1;
+        uint32_t g1 = W->dir > 0 ? W->origin + x->s1 : W->origin - x->s0;
+        if (g0 <= C->ce && C->cs <= g1) return i;
+    }
+    return UINT32_MAX;
+}
 static int split_halves(cutter *C);
 
 /* Whether group g, all decided, has its load: what ended before it, or, in
@@ -472,6 +519,13 @@ static int search(sweep *W)
                     int r = found(W);
                     if (r != SB_PACK_NONE) return r;
                     if (!C->rejected && ++C->tries >= C->max_tries) return SB_PACK_NONE;
+                    if (C->culprit) { /* back to the last decision the failure depends on */
+                        uint32_t t = last_relevant(W);
+                        if (t == UINT32_MAX) return SB_PACK_NONE; /* none on this side: the caller's */
+                        C->culprit = false;
+                        while (i > t + 1)
+                            if (W->take[--i]) set_take(W, i, false), C->in[W->orig[i]] = 0;
+                    }
                 }
                 goto retreat;
             }
@@ -479,6 +533,7 @@ static int search(sweep *W)
             if (i == W->gstart[g]) {
                 if (g > 0 && !enter(W, g)) goto retreat;
                 if (sba_keyset_has(&W->dead, W->gkey[g] = entry_key(W, g))) goto retreat;
+                W->gsplits[g] = C->splits;
             }
             W->dec[i] = 0;
         }
@@ -506,11 +561,14 @@ static int search(sweep *W)
                     continue;
                 }
             }
-            /* both tried: from a group's first item, its entry state failed */
-            if (i == W->gstart[g]) sba_keyset_add(&W->dead, W->gkey[g]);
+            /* both tried: from a group's first item, its entry state
+             * failed, unless a set was split below it: a split fails for
+             * the whole set, and the items decided before g, which the
+             * state does not hold, may be what failed */
+            if (i == W->gstart[g] && C->splits == W->gsplits[g]) sba_keyset_add(&W->dead, W->gkey[g]);
         }
     retreat:
-        if (i == 0) return SB_PACK_NONE;
+        if (i == 0) return C->culprit = false, SB_PACK_NONE;
         i--;
         if (W->take[i]) set_take(W, i, false), C->in[W->orig[i]] = 0;
         back = true;
@@ -524,7 +582,8 @@ static bool build(sweep *W, cutter *C, sba_arena *ar, uint32_t k, int side, uint
 {
     uint32_t m = 0;
     for (uint32_t i = 0; i < C->m; i++) m += side > 0 ? C->it[i].s0 > k : side < 0 ? C->it[i].s1 <= k : 1;
-    *W = (sweep){.C = C, .m = m, .k1 = side > 0 ? k1 - (k + 1) : side < 0 ? k - k0 : k1 - k0};
+    *W = (sweep){.C = C, .m = m, .k1 = side > 0 ? k1 - (k + 1) : side < 0 ? k - k0 : k1 - k0,
+                 .dir = side < 0 ? -1 : 1, .origin = side > 0 ? k + 1 : side < 0 ? k : k0};
     uint32_t span = W->k1 + 1;
     W->it = sba_arena_array(ar, m + 1, sizeof *W->it);
     W->orig = sba_arena_array(ar, m + 1, sizeof *W->orig);
@@ -541,6 +600,7 @@ static bool build(sweep *W, cutter *C, sba_arena *ar, uint32_t k, int side, uint
     W->elist = sba_arena_array(ar, m + 1, sizeof *W->elist);
     W->z = sba_arena_array(ar, m + 1, sizeof *W->z);
     W->gkey = sba_arena_array(ar, m + 1, sizeof *W->gkey);
+    W->gsplits = sba_arena_array(ar, m + 1, sizeof *W->gsplits);
     W->whole = sba_arena_array(ar, m + 1, sizeof *W->whole);
     for (W->dead.cap = 1024; W->dead.cap < DEAD_SLOTS && W->dead.cap < 64 * m;) W->dead.cap *= 2;
     W->dead.slot = sba_arena_array(ar, W->dead.cap, sizeof *W->dead.slot);
@@ -691,6 +751,8 @@ static int second_half(cutter *C1)
     cutter C = {.T = C1->T, .it = C1->it, .m = C1->m, .cap = C1->cap, .base = C1->base, .M = C1->M, .lowM = h2,
                 .kind = CUT_HALF2, .A = a * popcount(h2), .excl = C1->in, .first = C1, .shared = true};
     C1->rejected = true; /* a first half with no second costs no try */
+    C1->splits++;
+    C1->culprit = false;
     return seek(&C);
 }
 
@@ -705,7 +767,10 @@ static int split_halves(cutter *C)
         if (C1->in[i] || C->in[i]) key ^= sba_mix64(C->it[i].id + 1);
     T->work += C->m;
     C->rejected = true;
+    C->splits++;
+    C->culprit = false;
     if (sba_keyset_has(&C1->failed, key)) return SB_PACK_NONE;
+    T->culprit = false;
     sba_arena ar;
     sba_arena_init(&ar, T->a);
     st_item *s1 = sba_arena_array(&ar, C->m, sizeof *s1), *s2 = sba_arena_array(&ar, C->m, sizeof *s2),
@@ -729,7 +794,7 @@ static int split_halves(cutter *C)
         if (r == SB_PACK_PACKED) r = solve(T, hi, nh, C->cap - a, C->base + a, C->M);
     }
     if (r == SB_PACK_BUDGET && T->work < budget) r = SB_PACK_NONE;
-    if (r == SB_PACK_NONE) sba_keyset_add(&C1->failed, key);
+    if (r == SB_PACK_NONE) sba_keyset_add(&C1->failed, key), blame(C);
     T->budget = budget;
     if (ar.failed) r = SB_PACK_NOMEM;
     sba_arena_free(&ar);
@@ -832,11 +897,14 @@ static int solve_piece(strips *T, st_item *it, uint32_t m, int64_t cap, int64_t 
 /* Packs the items at [base, base + cap), bands M: part by part in time. */
 static int solve(strips *T, st_item *it, uint32_t m, int64_t cap, int64_t base, uint8_t M)
 {
-    if (T->work > T->budget) return SB_PACK_BUDGET;
+    if (T->work > T->budget) return T->culprit = false, SB_PACK_BUDGET;
     if (!m) return SB_PACK_PACKED;
     for (uint32_t i = 0; i < m; i++) {
         const sb_pack_node *nd = &T->p->nodes[it[i].id];
-        if (nd->size > cap || !has_option_in(nd, M)) return SB_PACK_NONE;
+        if (nd->size > cap || !has_option_in(nd, M)) {
+            T->culprit = true, T->cs = it[i].s0, T->ce = it[i].s1;
+            return SB_PACK_NONE;
+        }
     }
     qsort(it, m, sizeof *it, cmp_item);
     T->work += m;
@@ -847,7 +915,10 @@ static int solve(strips *T, st_item *it, uint32_t m, int64_t cap, int64_t base, 
             b++;
         }
         int r = solve_part(T, it + a, b - a, cap, base, M);
-        if (r != SB_PACK_PACKED) return r;
+        if (r != SB_PACK_PACKED) { /* the outermost solve of a side names its piece */
+            T->culprit = true, T->cs = it[a].s0, T->ce = end;
+            return r;
+        }
         a = b;
     }
     return SB_PACK_PACKED;
