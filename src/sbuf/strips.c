@@ -145,6 +145,29 @@ static int cmp_item(const void *x, const void *y)
     return a->id < b->id ? -1 : a->id > b->id;
 }
 
+/* An item with its index in the part, and a seed with its load: sorted. */
+typedef struct st_pair {
+    st_item x;
+    uint32_t orig;
+} st_pair;
+
+typedef struct st_seed {
+    int64_t w;
+    uint32_t k;
+} st_seed;
+
+static int cmp_pair(const void *x, const void *y) { return cmp_item(&((const st_pair *)x)->x, &((const st_pair *)y)->x); }
+
+static int cmp_seed(const void *x, const void *y)
+{
+    const st_seed *a = x, *b = y;
+    if (a->w != b->w) return a->w > b->w ? -1 : 1;
+    return a->k < b->k ? -1 : a->k > b->k;
+}
+
+/* ⌈log2 n⌉ + 1: what a sort of n costs per item, in work units. */
+static uint64_t lg(uint32_t n) { return n ? (uint64_t)(32 - __builtin_clz(n)) : 1; }
+
 static int solve(strips *T, st_item *it, uint32_t m, int64_t cap, int64_t base, uint8_t M);
 
 /* ---- leaves ---------------------------------------------------------------- */
@@ -396,6 +419,29 @@ static void blame(cutter *C)
     C->cs = C->T->cs, C->ce = C->T->ce;
 }
 
+/* A split's own share of the budget: a wrong set can cost its sides'
+ * whole searches, and running out of its share only fails the split.
+ * Returns the budget to restore. */
+static uint64_t split_share(strips *T, uint32_t m)
+{
+    uint64_t budget = T->budget, most = T->work + (uint64_t)SPLIT_WORK * m;
+    if (most < budget) T->budget = most;
+    return budget;
+}
+
+/* The end of a split: a set that failed is remembered (in `failed`, by
+ * key) and blamed; the budget is restored. */
+static int split_done(cutter *C, sba_keyset *failed, uint64_t key, uint64_t budget, int r, sba_arena *ar)
+{
+    strips *T = C->T;
+    if (r == SB_PACK_BUDGET && T->work < budget) r = SB_PACK_NONE;
+    if (r == SB_PACK_NONE) sba_keyset_add(failed, key), blame(C);
+    T->budget = budget;
+    if (ar->failed) r = SB_PACK_NOMEM;
+    sba_arena_free(ar);
+    return r;
+}
+
 /* The set found (both sides): packs it and the rest apart. */
 static int split(cutter *C)
 {
@@ -414,10 +460,7 @@ static int split(cutter *C)
     st_item *lo = sba_arena_array(&ar, C->m, sizeof *lo), *hi = sba_arena_array(&ar, C->m, sizeof *hi);
     T->culprit = false;
     int r = SB_PACK_NOMEM;
-    /* a wrong set can cost its sides' whole searches: each split has a
-     * share of its own, and running out of it only fails the split */
-    uint64_t budget = T->budget, most = T->work + (uint64_t)SPLIT_WORK * C->m;
-    if (most < budget) T->budget = most;
+    const uint64_t budget = split_share(T, C->m);
     if (lo && hi) {
         uint32_t nl = 0, nh = 0;
         for (uint32_t i = 0; i < C->m; i++) {
@@ -439,12 +482,7 @@ static int split(cutter *C)
             if (r == SB_PACK_PACKED) r = solve(T, hi, nh, C->cap - a, C->base + a, C->M);
         }
     }
-    if (r == SB_PACK_BUDGET && T->work < budget) r = SB_PACK_NONE;
-    if (r == SB_PACK_NONE) sba_keyset_add(&C->failed, key), blame(C);
-    T->budget = budget;
-    if (ar.failed) r = SB_PACK_NOMEM;
-    sba_arena_free(&ar);
-    return r;
+    return split_done(C, &C->failed, key, budget, r, &ar);
 }
 
 static int search(sweep *W);
@@ -618,14 +656,14 @@ static bool build(sweep *W, cutter *C, sba_arena *ar, uint32_t k, int side, uint
         } else continue;
         W->it[n] = x, idx[n++] = i;
     }
-    /* sort by start, largest first: an index sort keeps orig with it */
-    for (uint32_t i = 1; i < m; i++) /* insertion sort on mostly sorted input */
-        for (uint32_t j = i; j > 0 && cmp_item(&W->it[j - 1], &W->it[j]) > 0; j--) {
-            st_item t = W->it[j];
-            W->it[j] = W->it[j - 1], W->it[j - 1] = t;
-            uint32_t u = idx[j];
-            idx[j] = idx[j - 1], idx[j - 1] = u;
-        }
+    /* sort by start, largest first, each item with its index in the part
+     * (the side before the seed comes in reverse) */
+    st_pair *pair = sba_arena_array(ar, m + 1, sizeof *pair);
+    if (!pair) return false;
+    for (uint32_t i = 0; i < m; i++) pair[i] = (st_pair){W->it[i], idx[i]};
+    qsort(pair, m, sizeof *pair, cmp_pair);
+    for (uint32_t i = 0; i < m; i++) W->it[i] = pair[i].x, idx[i] = pair[i].orig;
+    C->T->work += (uint64_t)m * lg(m);
     for (uint32_t i = 0; i < m; i++) {
         if (!i || W->it[i].s0 != W->it[i - 1].s0) W->gstart[W->G++] = i;
         W->group[i] = W->G - 1;
@@ -681,11 +719,12 @@ static int seek(cutter *C)
         int64_t A = wend[k - k0];
         if (free ? A > 0 : A >= fixed) seed[ns++] = k;
     }
-    for (uint32_t x = 1; x < ns; x++) /* insertion sort by load, then k */
-        for (uint32_t y = x; y > 0 && wend[seed[y - 1] - k0] < wend[seed[y] - k0]; y--) {
-            uint32_t t = seed[y];
-            seed[y] = seed[y - 1], seed[y - 1] = t;
-        }
+    st_seed *order = sba_arena_array(&ar, ns + 1, sizeof *order);
+    if (!order) goto out;
+    for (uint32_t x = 0; x < ns; x++) order[x] = (st_seed){wend[seed[x] - k0], seed[x]};
+    qsort(order, ns, sizeof *order, cmp_seed); /* by load, then k */
+    for (uint32_t x = 0; x < ns; x++) seed[x] = order[x].k;
+    T->work += (uint64_t)ns * lg(ns);
     r = SB_PACK_NONE;
     C->steps = 0, C->limit = (uint64_t)SEED_WORK * m;
     for (uint32_t x = 0; x < ns && r == SB_PACK_NONE && (!C->shared || C->steps < C->limit); x++) {
@@ -776,8 +815,7 @@ static int split_halves(cutter *C)
     st_item *s1 = sba_arena_array(&ar, C->m, sizeof *s1), *s2 = sba_arena_array(&ar, C->m, sizeof *s2),
             *hi = sba_arena_array(&ar, C->m, sizeof *hi);
     int r = SB_PACK_NOMEM;
-    uint64_t budget = T->budget, most = T->work + (uint64_t)SPLIT_WORK * C->m;
-    if (most < budget) T->budget = most;
+    const uint64_t budget = split_share(T, C->m);
     if (s1 && s2 && hi) {
         uint32_t n1 = 0, n2 = 0, nh = 0;
         for (uint32_t i = 0; i < C->m; i++) {
@@ -793,12 +831,7 @@ static int split_halves(cutter *C)
         if (r == SB_PACK_PACKED) r = solve(T, s2, n2, a, C->base, C->lowM);
         if (r == SB_PACK_PACKED) r = solve(T, hi, nh, C->cap - a, C->base + a, C->M);
     }
-    if (r == SB_PACK_BUDGET && T->work < budget) r = SB_PACK_NONE;
-    if (r == SB_PACK_NONE) sba_keyset_add(&C1->failed, key), blame(C);
-    T->budget = budget;
-    if (ar.failed) r = SB_PACK_NOMEM;
-    sba_arena_free(&ar);
-    return r;
+    return split_done(C, &C1->failed, key, budget, r, &ar);
 }
 
 /* ---- parts ------------------------------------------------------------------- */
@@ -907,7 +940,7 @@ static int solve(strips *T, st_item *it, uint32_t m, int64_t cap, int64_t base, 
         }
     }
     qsort(it, m, sizeof *it, cmp_item);
-    T->work += m;
+    T->work += (uint64_t)m * lg(m);
     for (uint32_t a = 0; a < m;) {
         uint32_t b = a + 1, end = it[a].s1;
         while (b < m && it[b].s0 <= end) {
