@@ -80,6 +80,10 @@
  * whole; every step counts against the caller's budget. A piece that
  * failed is not searched again (a cache of FAILED_PIECES slots).
  *
+ * Slack. A 1-D part with a little slack (at most an eighth of its room)
+ * is padded: its free room becomes padding nodes, in up to PAD_TRIES ways
+ * (pack_padded), and the padded part, a tiling, is cut as above.
+ *
  * The search misses packings no cut splits (a pinwheel) and cuts it does
  * not look for; the caller then runs skyline.c on the whole part. It only
  * ever packs: it proves nothing infeasible.
@@ -957,6 +961,126 @@ static int solve(strips *T, st_item *it, uint32_t m, int64_t cap, int64_t base, 
     return SB_PACK_PACKED;
 }
 
+/* Slack made into nodes (1-D). Where a part has a little slack, the cuts
+ * need none: the free room of every section is cut into padding nodes,
+ * which make the part a tiling, and a packing of the padded part is one of
+ * the part (without them). Padding of exactly the holes' shapes restores a
+ * tiling the cuts can find; other shapes may have none. The room of each
+ * section is read as rectangles from the first section on: where it grows
+ * a padding node starts, where it shrinks the open ones whose sizes sum to
+ * the drop end (the fewest: a hole left by a missing node ends whole), and
+ * where none sums to it the largest that holds the drop ends and what is
+ * left of it starts again. The room alone does not tell which holes start
+ * or end together, so further tries draw these choices from a seeded
+ * stream (a growth may also end an open node and start a larger one);
+ * a wrong padding most often fails at once. */
+enum { PAD_OPEN_MAX = 12, PAD_SLACK_FRACTION = 8, PAD_TRIES = 16 };
+
+/* The padding of try `t` (0: the rules, no draws) into nodes[p->n ..);
+ * the number of nodes, or 0 where the room cannot be read so. */
+static uint32_t pad_room(const sb_pack_problem *p, const int64_t *room, sb_pack_node *nodes, uint32_t t, uint64_t *work)
+{
+    sba_rng rng = {p->seed ^ sba_mix64(t)};
+    uint32_t n = p->n, nopen = 0, start[PAD_OPEN_MAX];
+    int64_t size[PAD_OPEN_MAX], open = 0;
+    for (uint32_t k = 0; k <= p->K; k++) {
+        if (open > room[k]) {
+            int64_t drop = open - room[k];
+            /* the subsets of the open ones that sum to the drop: the
+             * fewest, one of them drawn */
+            uint32_t best = 0, bestn = PAD_OPEN_MAX + 1, ties = 0;
+            for (uint32_t set = 1; set < (1u << nopen); set++) {
+                int64_t sum = 0;
+                for (uint32_t x = 0; x < nopen; x++)
+                    if (set >> x & 1u) sum += size[x];
+                uint32_t c = (uint32_t)__builtin_popcount(set);
+                if (sum != drop || c > bestn) continue;
+                ties = c < bestn ? 1 : ties + 1;
+                if (c < bestn || (t && sba_rng_next(&rng) % ties == 0)) best = set, bestn = c;
+            }
+            *work += 1u << nopen;
+            /* none: the largest that holds the drop (or one drawn) ends */
+            uint32_t big = PAD_OPEN_MAX, holds = 0;
+            for (uint32_t x = 0; !best && x < nopen; x++) {
+                if (size[x] <= drop) continue;
+                holds++;
+                if (big == PAD_OPEN_MAX || (t ? sba_rng_next(&rng) % holds == 0 : size[x] > size[big])) big = x;
+            }
+            if (!best) best = big < PAD_OPEN_MAX ? 1u << big : (1u << nopen) - 1;
+            uint32_t keep = 0;
+            for (uint32_t x = 0; x < nopen; x++) {
+                if (best >> x & 1u) {
+                    nodes[n++] = (sb_pack_node){.s0 = start[x], .s1 = k - 1, .size = size[x], .nopt = 1, .qmask = {1}};
+                    open -= size[x];
+                } else {
+                    start[keep] = start[x], size[keep++] = size[x];
+                }
+            }
+            nopen = keep;
+        }
+        if (open < room[k]) {
+            /* a growth: a new node, or (drawn) an open one ends and a
+             * larger one starts */
+            if (t && nopen && sba_rng_next(&rng) % 4 == 0) {
+                uint32_t x = (uint32_t)(sba_rng_next(&rng) % nopen);
+                nodes[n++] = (sb_pack_node){.s0 = start[x], .s1 = k - 1, .size = size[x], .nopt = 1, .qmask = {1}};
+                open -= size[x];
+                start[x] = start[nopen - 1], size[x] = size[nopen - 1], nopen--;
+            }
+            if (nopen == PAD_OPEN_MAX) return 0;
+            start[nopen] = k, size[nopen++] = room[k] - open;
+            open = room[k];
+        }
+    }
+    return n;
+}
+
+static int pack_padded(const sb_pack_problem *p, const sba_allocator *a, uint64_t budget, uint64_t *work,
+                       uint64_t *visited)
+{
+    const int64_t cap = p->cap / p->align * p->align;
+    const uint32_t K = p->K;
+    int64_t *room = sba_malloc(a, (size_t)(K + 2) * sizeof *room);
+    /* a node starts at most twice per section (a growth that ends one) */
+    uint32_t most = p->n + 2 * K + 2;
+    sb_pack_node *nodes = sba_malloc(a, (size_t)most * sizeof *nodes);
+    int64_t *off = sba_malloc(a, (size_t)most * sizeof *off);
+    uint32_t *opt = sba_malloc(a, (size_t)most * sizeof *opt);
+    int r = SB_PACK_NOMEM;
+    if (!room || !nodes || !off || !opt) goto done;
+    r = SB_PACK_NONE;
+    memset(room, 0, (size_t)(K + 2) * sizeof *room);
+    for (uint32_t i = 0; i < p->n; i++) room[p->nodes[i].s0] += p->nodes[i].size, room[p->nodes[i].s1 + 1] -= p->nodes[i].size;
+    int64_t load = 0, total = 0;
+    for (uint32_t k = 0; k < K; k++) {
+        load += room[k];
+        room[k] = cap - load;
+        if (room[k] < 0) goto done;
+        total += room[k];
+    }
+    room[K] = 0;
+    *work += p->n + K;
+    if (!total || total > cap * (int64_t)K / PAD_SLACK_FRACTION) goto done;
+    memcpy(nodes, p->nodes, (size_t)p->n * sizeof *nodes);
+    for (uint32_t t = 0; t < PAD_TRIES && r == SB_PACK_NONE && *work < budget; t++) {
+        uint32_t n = pad_room(p, room, nodes, t, work);
+        if (!n) continue;
+        sb_pack_problem padded = *p;
+        padded.n = n, padded.nodes = nodes, padded.off = off, padded.opt = opt, padded.slack = NULL;
+        uint64_t w = 0, v = 0;
+        r = sb_strips_pack(&padded, a, budget - *work, &w, &v);
+        *work += w, *visited += v;
+    }
+    if (r == SB_PACK_PACKED)
+        for (uint32_t i = 0; i < p->n; i++) p->off[i] = off[i], p->opt[i] = opt[i];
+done:
+    sba_free(a, room);
+    sba_free(a, nodes);
+    sba_free(a, off);
+    sba_free(a, opt);
+    return r;
+}
+
 int sb_strips_pack(const sb_pack_problem *p, const sba_allocator *a, uint64_t budget, uint64_t *work,
                    uint64_t *visited)
 {
@@ -981,6 +1105,7 @@ int sb_strips_pack(const sb_pack_problem *p, const sba_allocator *a, uint64_t bu
     int64_t cap = p->cap / p->align * p->align;
     uint8_t M = (uint8_t)((1u << p->Q) - 1);
     int r = SB_PACK_NONE;
+    bool pad = false;
     /* only a part without slack is cut, and not a small one: the same
      * bound as for the pieces within (a part of a few dozen nodes that
      * live side by side is a partition of the quarters, which the band
@@ -988,10 +1113,12 @@ int sb_strips_pack(const sb_pack_problem *p, const sba_allocator *a, uint64_t bu
     if (even && p->n > CUT_NODES) {
         qsort(it, p->n, sizeof *it, cmp_item);
         if (no_slack(&T, it, p->n, cap, M)) r = solve(&T, it, p->n, cap, 0, M);
+        else pad = p->Q == 1 && !T.nomem;
     }
     sba_free(a, it);
     sba_free(a, T.failed.slot);
     if (T.nomem) r = SB_PACK_NOMEM;
     *work = T.work, *visited = T.visited;
+    if (pad && T.work <= budget) r = pack_padded(p, a, budget - T.work, work, visited);
     return r;
 }
