@@ -314,6 +314,14 @@ Test(strips, finds_strips_in_two_halves)
     planted_packs(6, "q:1,h:1,f:1", 900);
 }
 
+Test(strips, searches_again_with_wide_bounds)
+{
+    /* a 349-node part whose cut the strips miss within their first bounds
+     * (and the skyline after them): searched again alone with four times
+     * the seeds' steps and tries and sixteen times a split's work, it packs */
+    planted_packs(6, "q:3,h:1,f:1", 900);
+}
+
 Test(strips, changes_the_part_of_a_set_that_failed)
 {
     /* dense in time (300 tensors over 50 steps): a strip's sets of the

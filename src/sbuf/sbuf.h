@@ -248,6 +248,7 @@ typedef struct sb_pack_problem {
     int64_t *off;             /* out: each node's address */
     int64_t *slack;           /* out, unless NULL: free bytes × quarters × sections left over */
     uint32_t *opt;            /* out: each node's option */
+    uint32_t scale;           /* strips: their bounds × this (0: 1; see strips.c, Bounds) */
 } sb_pack_problem;
 enum { SB_PACK_PACKED = 1, SB_PACK_NONE = 0, SB_PACK_BUDGET = 3, SB_PACK_NOMEM = -1 };
 /* Searches for a packing, bottom-left, with restarts, within `budget` work

@@ -54,7 +54,8 @@
  * free are given up with it), then with its exact quarters; six greedy
  * runs (by area, start and end, and in MiniMalloc's three orders) and the
  * time sweeps. A part with no slack then gets the skyline by bands on half
- * of what is left. Then eight rounds of restarts of the greedy runs, each
+ * of what is left, and the strips alone with wider bounds (STRIPS_WIDE) a
+ * quarter of what is left after. Then eight rounds of restarts of the greedy runs, each
  * order perturbed by a seed (every key moved by up to 5 %), each run on a
  * sixty-fourth of what is left. Then MiniMalloc's round robin, the address
  * search in its three orders on a doubling limit, up to a sixteenth of the
@@ -83,11 +84,13 @@
 /* Up to this many pairs of nodes sharing a section, the address search
  * lists them to keep landings up to date (8 bytes each). */
 #define NEIGHBOUR_PAIRS 4000000ull
+/* The strips' bounds in their run with wide ones (KIND_STRIPS_WIDE). */
+#define STRIPS_WIDE 4
 enum { MAX_OPTIONS = 4, OUTCOME_PACKED = 1, OUTCOME_INFEASIBLE = 2,
        OUTCOME_BUDGET = 3 };
 /* The searches: by lowest floor with the greedy skip (can only pack), by
  * lowest floor, in address order (both complete). */
-enum { KIND_GREEDY, KIND_FLOOR, KIND_ADDRESS, KIND_SWEEP, KIND_SWEEP_BACK, KIND_SKYLINE, KIND_SKYLINE_BANDS };
+enum { KIND_GREEDY, KIND_FLOOR, KIND_ADDRESS, KIND_SWEEP, KIND_SWEEP_BACK, KIND_SKYLINE, KIND_SKYLINE_BANDS, KIND_STRIPS_WIDE };
 
 typedef struct sx_node {
     uint32_t id;           /* sb node id */
@@ -1319,7 +1322,7 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
             memcpy(pn[i].qmask, sn->qmask, sizeof pn[i].qmask);
             /* first try: every node takes its whole band, so quarters a node
              * of fewer partitions leaves free are given up with it */
-            if (kind == KIND_SKYLINE_BANDS && S.Q > 1)
+            if ((kind == KIND_SKYLINE_BANDS || kind == KIND_STRIPS_WIDE) && S.Q > 1)
                 for (uint32_t o = 0; o < sn->nopt; o++)
                     pn[i].qmask[o] = quarters_at(sn->base[o], sb_height_band_width(c->info[sn->id].height));
         }
@@ -1328,10 +1331,13 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
         uint64_t work = 0, visited = 0;
         int64_t left_over = -1;
         pp.slack = &left_over;
-        /* a part without slack is cut first; what is left goes whole */
-        int sr = sb_strips_pack(&pp, ar->a, budget / 4, &work, &visited);
+        /* a part without slack is cut first; what is left goes whole
+         * (but the run with wide bounds is the strips' alone) */
+        const bool wide = kind == KIND_STRIPS_WIDE;
+        pp.scale = wide ? STRIPS_WIDE : 1;
+        int sr = sb_strips_pack(&pp, ar->a, wide ? budget : budget / 4, &work, &visited);
         if (sr == SB_PACK_PACKED) left_over = 0;
-        if (sr != SB_PACK_PACKED && sr != SB_PACK_NOMEM) {
+        if (sr != SB_PACK_PACKED && sr != SB_PACK_NOMEM && !wide) {
             uint64_t w2 = 0, v2 = 0;
             sr = sb_skyline_pack(&pp, ar, work < budget ? budget - work : 0, &w2, &v2);
             work += w2, visited += v2;
@@ -1406,7 +1412,7 @@ static const sx_run PLAN[] = {
     {KIND_SWEEP, ORDER_AREA, 0},   {KIND_SWEEP_BACK, ORDER_AREA, 0},
     {KIND_ADDRESS, ORDER_TWA, 0},  {KIND_FLOOR, ORDER_AREA, 0},   {KIND_ADDRESS, ORDER_AREA, 0},
     {KIND_FLOOR, ORDER_START, 0},  {KIND_ADDRESS, ORDER_TAW, 0},  {KIND_FLOOR, ORDER_END, 0},
-    {KIND_ADDRESS, ORDER_WAT, 0},
+    {KIND_ADDRESS, ORDER_WAT, 0},  {KIND_STRIPS_WIDE, ORDER_AREA, 0},
 };
 enum { PLAN_LEN = sizeof PLAN / sizeof PLAN[0] };
 /* The first round's limit per complete run, in work units. */
@@ -1417,6 +1423,14 @@ enum { GREEDY_RESTARTS = 8 };
 /* The runs that can only pack: the skyline searches, the greedy runs and
  * the time sweeps. */
 static bool pack_only(int kind) { return kind == KIND_GREEDY || kind >= KIND_SWEEP; }
+
+/* The last complete run of the plan: it takes all that is left. */
+static uint32_t last_complete(void)
+{
+    uint32_t p = PLAN_LEN - 1;
+    while (p > 0 && pack_only(PLAN[p].kind)) p--;
+    return p;
+}
 
 /* The runs of the round robin: the address search in MiniMalloc's orders. */
 static bool in_round_robin(uint32_t p)
@@ -1505,7 +1519,7 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
         /* the quick runs first, each on a sixty-fourth (the time sweeps
          * on less): the skyline searches, the greedy runs */
         for (p = 0; p < PLAN_LEN && r == OUTCOME_BUDGET && left > 0; p++) {
-            if (!pack_only(PLAN[p].kind)) continue;
+            if (!pack_only(PLAN[p].kind) || PLAN[p].kind == KIND_STRIPS_WIDE) continue;
             bool sweep = PLAN[p].kind == KIND_SWEEP || PLAN[p].kind == KIND_SWEEP_BACK;
             r = run_plan(c, ids + a, b - a, p, 0, flip, sweep ? left / 128 : left / 64, &left, &band_slack);
             last = p;
@@ -1518,6 +1532,14 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
         for (p = 0; tight && p < PLAN_LEN && r == OUTCOME_BUDGET && left > 0; p++)
             if (PLAN[p].kind == KIND_SKYLINE_BANDS)
                 r = run_plan(c, ids + a, b - a, p, 0, flip, left / 2, &left, &band_slack), last = p;
+        /* Then the strips alone with wider bounds, on a quarter of what is
+         * left: where a cut was missed within the first bounds (a seed's
+         * few tries spent on wrong sets of the right load, a split's work on
+         * a wrong side), more of each finds it, and the searches after
+         * seldom pack a large part without slack. */
+        for (p = 0; tight && p < PLAN_LEN && r == OUTCOME_BUDGET && left > 0; p++)
+            if (PLAN[p].kind == KIND_STRIPS_WIDE)
+                r = run_plan(c, ids + a, b - a, p, 0, flip, left / 4, &left, &band_slack), last = p;
         /* Restarts of the greedy runs, each order perturbed by a seed:
          * where a packing exists the greedy skip finds it fast or not at
          * all, and which order finds it is a matter of near ties among the
@@ -1545,7 +1567,7 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
          * that needs a deep search gets it */
         for (p = 0; p < PLAN_LEN && r == OUTCOME_BUDGET && left > 0; p++) {
             if (pack_only(PLAN[p].kind)) continue;
-            uint64_t share = p + 1 < PLAN_LEN ? left / 2 : left;
+            uint64_t share = p < last_complete() ? left / 2 : left;
             r = run_plan(c, ids + a, b - a, p, 0, flip, share, &left, &band_slack);
             last = p, seed = 0;
         }
@@ -1554,7 +1576,8 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
          * would give a different (spilled) allocation without a word. */
         if (r < 0) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory in the exact packer");
         static const char *const kinds[] = {"greedy", "lowest-floor", "address-order", "time sweep",
-                                            "time sweep backwards", "skyline", "skyline by bands"};
+                                            "time sweep backwards", "skyline", "skyline by bands",
+                                            "strips, wide bounds"};
         static const char *const orders[] = {"area", "start", "end", "W-A-T", "T-A-W", "T-W-A"};
         char restart[32] = "";
         if (seed) snprintf(restart, sizeof restart, " perturbed by seed %u", seed);
@@ -1807,8 +1830,9 @@ sba_status sb_search_unspillable(sb_ctx *c)
             r = OUTCOME_BUDGET;
             for (uint32_t p = 0; p < PLAN_LEN && r == OUTCOME_BUDGET && left > 0; p++) {
                 int64_t slack;
+                if (PLAN[p].kind == KIND_STRIPS_WIDE) continue;
                 c->search_left = left;
-                r = search_part(c, part, n, PLAN[p], flip, p + 1 < PLAN_LEN ? left / 4 : left, &slack);
+                r = search_part(c, part, n, PLAN[p], flip, p < last_complete() ? left / 4 : left, &slack);
                 left = c->search_left;
             }
             c->rescue_left -= given - left;

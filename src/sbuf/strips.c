@@ -78,7 +78,9 @@
  * than CUT_NODES nodes had no cut (most often a wrong set of the right
  * load). Running out of those fails the seed, split or leaf, not the
  * whole; every step counts against the caller's budget. A piece that
- * failed is not searched again (a cache of FAILED_PIECES slots).
+ * failed is not searched again (a cache of FAILED_PIECES slots). The
+ * caller may widen the bounds (sb_pack_problem.scale): the seeds' steps and
+ * tries × scale, a split's work × scale².
  *
  * Slack. A 1-D part with a little slack (at most an eighth of its room)
  * is padded: its free room becomes padding nodes, in up to PAD_TRIES ways
@@ -127,6 +129,7 @@ typedef struct strips {
     bool culprit;
     uint32_t cs, ce;
     sba_keyset failed;    /* pieces (set, room, bands) that did not pack, hashed */
+    uint64_t scale;       /* the seeds' steps and tries × scale, a split's work × scale² */
 } strips;
 
 static int popcount(uint32_t x) { return __builtin_popcount(x); }
@@ -428,7 +431,7 @@ static void blame(cutter *C)
  * Returns the budget to restore. */
 static uint64_t split_share(strips *T, uint32_t m)
 {
-    uint64_t budget = T->budget, most = T->work + (uint64_t)SPLIT_WORK * m;
+    uint64_t budget = T->budget, most = T->work + (uint64_t)SPLIT_WORK * T->scale * T->scale * m;
     if (most < budget) T->budget = most;
     return budget;
 }
@@ -730,7 +733,7 @@ static int seek(cutter *C)
     for (uint32_t x = 0; x < ns; x++) seed[x] = order[x].k;
     T->work += (uint64_t)ns * lg(ns);
     r = SB_PACK_NONE;
-    C->steps = 0, C->limit = (uint64_t)SEED_WORK * m;
+    C->steps = 0, C->limit = (uint64_t)SEED_WORK * T->scale * m;
     for (uint32_t x = 0; x < ns && r == SB_PACK_NONE && (!C->shared || C->steps < C->limit); x++) {
         uint32_t k = seed[x];
         sba_arena sar;
@@ -740,7 +743,7 @@ static int seek(cutter *C)
         memset(C->in, 0, m);
         T->work += 2 * (uint64_t)(m + span);
         if (!C->shared) C->steps = 0;
-        C->tries = 0, C->max_tries = SEED_TRIES;
+        C->tries = 0, C->max_tries = SEED_TRIES * (uint32_t)T->scale;
         if (build(&after, C, &sar, k, 1, k0, k1) && build(&before, C, &sar, k, -1, k0, k1)) {
             after.then = &before;
             after.free0 = free;
@@ -760,7 +763,7 @@ static int seek(cutter *C)
         C->A = free ? 0 : fixed;
         memset(C->in, 0, m);
         T->work += (uint64_t)(m + span);
-        C->steps = 0, C->tries = 0, C->max_tries = START_TRIES, C->limit = (uint64_t)START_WORK * m;
+        C->steps = 0, C->tries = 0, C->max_tries = START_TRIES * (uint32_t)T->scale, C->limit = (uint64_t)START_WORK * T->scale * m;
         if (build(&all, C, &sar, k0, 0, k0, k1)) {
             all.free0 = free;
             r = search(&all);
@@ -1084,7 +1087,7 @@ done:
 int sb_strips_pack(const sb_pack_problem *p, const sba_allocator *a, uint64_t budget, uint64_t *work,
                    uint64_t *visited)
 {
-    strips T = {.p = p, .a = a, .budget = budget, .failed = {.cap = FAILED_PIECES}};
+    strips T = {.p = p, .a = a, .budget = budget, .failed = {.cap = FAILED_PIECES}, .scale = p->scale ? p->scale : 1};
     *work = *visited = 0;
     if (p->nfixed || !p->n || (p->Q != 1 && p->Q != 4)) return SB_PACK_NONE;
     st_item *it = sba_malloc(a, (size_t)p->n * sizeof *it);
