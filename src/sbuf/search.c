@@ -85,7 +85,7 @@
  * lists them to keep landings up to date (8 bytes each). */
 #define NEIGHBOUR_PAIRS 4000000ull
 /* The strips' bounds in their run with wide ones (KIND_STRIPS_WIDE). */
-#define STRIPS_WIDE 4
+#define STRIPS_WIDE 16
 enum { MAX_OPTIONS = 4, OUTCOME_PACKED = 1, OUTCOME_INFEASIBLE = 2,
        OUTCOME_BUDGET = 3 };
 /* The searches: by lowest floor with the greedy skip (can only pack), by
@@ -1532,11 +1532,11 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
         for (p = 0; tight && p < PLAN_LEN && r == OUTCOME_BUDGET && left > 0; p++)
             if (PLAN[p].kind == KIND_SKYLINE_BANDS)
                 r = run_plan(c, ids + a, b - a, p, 0, flip, left / 2, &left, &band_slack), last = p;
-        /* Then the strips alone with wider bounds, on a quarter of what is
-         * left: where a cut was missed within the first bounds (a seed's
-         * few tries spent on wrong sets of the right load, a split's work on
-         * a wrong side), more of each finds it, and the searches after
-         * seldom pack a large part without slack. */
+        /* Then the strips alone with bounds sixteen times wider, on a
+         * quarter of what is left: where a cut was missed within the first
+         * bounds (a seed's few tries spent on wrong sets of the right load,
+         * a split's work on a wrong side), more of each finds it, and the
+         * searches after seldom pack a large part without slack. */
         for (p = 0; tight && p < PLAN_LEN && r == OUTCOME_BUDGET && left > 0; p++)
             if (PLAN[p].kind == KIND_STRIPS_WIDE)
                 r = run_plan(c, ids + a, b - a, p, 0, flip, left / 4, &left, &band_slack), last = p;

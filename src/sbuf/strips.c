@@ -80,7 +80,7 @@
  * whole; every step counts against the caller's budget. A piece that
  * failed is not searched again (a cache of FAILED_PIECES slots). The
  * caller may widen the bounds (sb_pack_problem.scale): the seeds' steps and
- * tries × scale, a split's work × scale².
+ * tries and a split's work × scale.
  *
  * Slack. A 1-D part with a little slack (at most an eighth of its room)
  * is padded: its free room becomes padding nodes, in up to PAD_TRIES ways
@@ -129,7 +129,7 @@ typedef struct strips {
     bool culprit;
     uint32_t cs, ce;
     sba_keyset failed;    /* pieces (set, room, bands) that did not pack, hashed */
-    uint64_t scale;       /* the seeds' steps and tries × scale, a split's work × scale² */
+    uint64_t scale;       /* the seeds' steps and tries and a split's work × scale */
 } strips;
 
 static int popcount(uint32_t x) { return __builtin_popcount(x); }
@@ -431,7 +431,7 @@ static void blame(cutter *C)
  * Returns the budget to restore. */
 static uint64_t split_share(strips *T, uint32_t m)
 {
-    uint64_t budget = T->budget, most = T->work + (uint64_t)SPLIT_WORK * T->scale * T->scale * m;
+    uint64_t budget = T->budget, most = T->work + (uint64_t)SPLIT_WORK * T->scale * m;
     if (most < budget) T->budget = most;
     return budget;
 }
