@@ -111,6 +111,8 @@ enum {
     LEAF_WORK = 400000,  /* a leaf: work per node */
     LEAF_UNCUT_WORK = 4000, /* a leaf of more than CUT_NODES nodes in which no cut was found */
     DEAD_SLOTS = 1 << 20,
+    SORT_COST = 4,       /* units per comparison of a sort (qsort's calls and copies) */
+    BUILD_COST = 16,     /* units per item of a sweep's arrays, cleared */
     FAILED_PIECES = 1 << 14, /* slots of the cache of pieces that did not pack */
 };
 
@@ -670,7 +672,8 @@ static bool build(sweep *W, cutter *C, sba_arena *ar, uint32_t k, int side, uint
     for (uint32_t i = 0; i < m; i++) pair[i] = (st_pair){W->it[i], idx[i]};
     qsort(pair, m, sizeof *pair, cmp_pair);
     for (uint32_t i = 0; i < m; i++) W->it[i] = pair[i].x, idx[i] = pair[i].orig;
-    C->T->work += (uint64_t)m * lg(m);
+    /* its arrays and failed states cleared, the sort's comparisons */
+    C->T->work += (uint64_t)m * (BUILD_COST + SORT_COST * lg(m)) + W->dead.cap / 8 + span;
     for (uint32_t i = 0; i < m; i++) {
         if (!i || W->it[i].s0 != W->it[i - 1].s0) W->gstart[W->G++] = i;
         W->group[i] = W->G - 1;
@@ -731,7 +734,7 @@ static int seek(cutter *C)
     for (uint32_t x = 0; x < ns; x++) order[x] = (st_seed){wend[seed[x] - k0], seed[x]};
     qsort(order, ns, sizeof *order, cmp_seed); /* by load, then k */
     for (uint32_t x = 0; x < ns; x++) seed[x] = order[x].k;
-    T->work += (uint64_t)ns * lg(ns);
+    T->work += (uint64_t)ns * SORT_COST * lg(ns);
     r = SB_PACK_NONE;
     C->steps = 0, C->limit = (uint64_t)SEED_WORK * T->scale * m;
     for (uint32_t x = 0; x < ns && r == SB_PACK_NONE && (!C->shared || C->steps < C->limit); x++) {
@@ -947,7 +950,7 @@ static int solve(strips *T, st_item *it, uint32_t m, int64_t cap, int64_t base, 
         }
     }
     qsort(it, m, sizeof *it, cmp_item);
-    T->work += (uint64_t)m * lg(m);
+    T->work += (uint64_t)m * SORT_COST * lg(m);
     for (uint32_t a = 0; a < m;) {
         uint32_t b = a + 1, end = it[a].s1;
         while (b < m && it[b].s0 <= end) {
