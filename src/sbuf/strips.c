@@ -1041,6 +1041,8 @@ static uint32_t pad_room(const sb_pack_problem *p, const int64_t *room, sb_pack_
     return n;
 }
 
+/* Pads p and cuts the padded part, within `budget` (the caller's whole:
+ * *work already holds what it spent). */
 static int pack_padded(const sb_pack_problem *p, const sba_allocator *a, uint64_t budget, uint64_t *work,
                        uint64_t *visited)
 {
@@ -1125,6 +1127,6 @@ int sb_strips_pack(const sb_pack_problem *p, const sba_allocator *a, uint64_t bu
     sba_free(a, T.failed.slot);
     if (T.nomem) r = SB_PACK_NOMEM;
     *work = T.work, *visited = T.visited;
-    if (pad && T.work <= budget) r = pack_padded(p, a, budget - T.work, work, visited);
+    if (pad && T.work <= budget) r = pack_padded(p, a, budget, work, visited);
     return r;
 }
