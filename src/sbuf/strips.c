@@ -1127,6 +1127,7 @@ int sb_strips_pack(const sb_pack_problem *p, const sba_allocator *a, uint64_t bu
     sba_free(a, T.failed.slot);
     if (T.nomem) r = SB_PACK_NOMEM;
     *work = T.work, *visited = T.visited;
-    if (pad && T.work <= budget) r = pack_padded(p, a, budget, work, visited);
+    /* the padding, whose cuts may be wrong, gets half of what is left */
+    if (pad && T.work <= budget) r = pack_padded(p, a, T.work + (budget - T.work) / 2, work, visited);
     return r;
 }
