@@ -1049,8 +1049,9 @@ static int pack_padded(const sb_pack_problem *p, const sba_allocator *a, uint64_
     const int64_t cap = p->cap / p->align * p->align;
     const uint32_t K = p->K;
     int64_t *room = sba_malloc(a, (size_t)(K + 2) * sizeof *room);
-    /* a node starts at most twice per section (a growth that ends one) */
-    uint32_t most = p->n + 2 * K + 2;
+    /* a padding node starts only where the room grows, at most once per
+     * section: at most K of them */
+    uint32_t most = p->n + K;
     sb_pack_node *nodes = sba_malloc(a, (size_t)most * sizeof *nodes);
     int64_t *off = sba_malloc(a, (size_t)most * sizeof *off);
     uint32_t *opt = sba_malloc(a, (size_t)most * sizeof *opt);
