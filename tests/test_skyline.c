@@ -444,6 +444,29 @@ Test(strips, pads_the_slack_of_tilings_with_holes)
     cr_assert_geq(packed, 3u, "%u of 12 tilings with holes packed", packed);
 }
 
+/* Larger tilings with holes (every 20th tile left out): the cuts read the
+ * slack as holes (strips.c, Slack), the set of a strip leaving in each
+ * section no more than the part has free; the padding alone packed 2 of
+ * these 12. */
+Test(strips, cuts_tilings_with_holes)
+{
+    static tiling t;
+    uint32_t packed = 0;
+    for (uint64_t seed = 1; seed <= 12; seed++) {
+        cut_tiling(&t, seed, 500, 250, 1, 65536, 32);
+        for (uint32_t i = 0; i < t.p.n; i += 20) {
+            t.p.n--;
+            t.node[i] = t.node[t.p.n];
+            t.planted_off[i] = t.planted_off[t.p.n];
+        }
+        int r = strips(&t, BIG_BUDGET, NULL);
+        cr_assert(r == SB_PACK_PACKED || r == SB_PACK_NONE || r == SB_PACK_BUDGET, "seed %llu: %d",
+                  (unsigned long long)seed, r);
+        if (r == SB_PACK_PACKED) check_packing(&t), packed++;
+    }
+    cr_assert_geq(packed, 4u, "%u of 12 tilings with holes packed", packed);
+}
+
 Test(strips, packs_planted_functions_with_holes)
 {
     /* 5 % of the tensors left out: spilled 4 and 10 before the padding */
@@ -453,4 +476,16 @@ Test(strips, packs_planted_functions_with_holes)
     p.heights = "full";
     p.holes = 5;
     for (p.seed = 1; p.seed <= 3; p.seed += 2) planted_options_pack(&p);
+}
+
+Test(strips, packs_larger_planted_functions_with_holes)
+{
+    /* 350 tensors, 5 % left out: one part of 300 and more each, which
+     * spilled 11 and 4 before the cuts read the slack as holes */
+    sba_planted_options p;
+    sba_planted_defaults(&p);
+    p.tensors = 350;
+    p.heights = "full";
+    p.holes = 5;
+    for (p.seed = 11; p.seed <= 12; p.seed++) planted_options_pack(&p);
 }

@@ -247,6 +247,7 @@ typedef struct sb_pack_problem {
     uint64_t seed;            /* the restarts' stream */
     int64_t *off;             /* out: each node's address */
     int64_t *slack;           /* out, unless NULL: free bytes × quarters × sections left over */
+    bool *slack_cut;          /* out, unless NULL: set where strips cut a 1-D part with a little slack */
     uint32_t *opt;            /* out: each node's option */
     uint32_t scale;           /* strips: their bounds × this (0: 1; see strips.c, Bounds) */
 } sb_pack_problem;

@@ -82,9 +82,26 @@
  * caller may widen the bounds (sb_pack_problem.scale): the seeds' steps and
  * tries and a split's work × scale.
  *
- * Slack. A 1-D part with a little slack (at most an eighth of its room)
- * is padded: its free room becomes padding nodes, in up to PAD_TRIES ways
- * (pack_padded), and the padded part, a tiling, is cut as above.
+ * Slack. A 1-D part with a little slack (at most an eighth of its room,
+ * as MiniMalloc's instances: a tiling with some tiles left out) is cut as
+ * above with the loads relaxed: a strip's set may hold less than A in a
+ * section, by no more than the part has free there (what it leaves is
+ * room the rest cannot use), so A is only known to lie between the set's
+ * highest load and its lowest load plus free room; the sweep narrows that
+ * range section by section (narrow) and the split takes its least. Read
+ * so, most sets of a load fit, and wrong ones are met first. So the slack
+ * is first read as holes (left-out tiles) that start and end one at a
+ * time: from one section to the next, the set's load changes by nothing
+ * or by exactly the change of the part's free room (a hole of the set's
+ * starts where its nodes end, or ends where they start), which keeps
+ * almost every cut as tight as without slack; then, where that misses
+ * (two holes that start or end together), as free room alone; each
+ * reading on half of what is left. The pieces of a cut have slack of
+ * their own and are cut the same way. Last, the part is padded: its free
+ * room becomes padding nodes, in up to PAD_TRIES ways (pack_padded), and
+ * the padded part, a tiling, is cut as above. Where A is not fixed by a
+ * set's first group, a failure in some sections may come from any
+ * decision, so the sweep does not back up past the others.
  *
  * The search misses packings no cut splits (a pinwheel) and cuts it does
  * not look for; the caller then runs skyline.c on the whole part. It only
@@ -114,6 +131,7 @@ enum {
     SORT_COST = 4,       /* units per comparison of a sort (qsort's calls and copies) */
     BUILD_COST = 16,     /* units per item of a sweep's arrays, cleared */
     FAILED_PIECES = 1 << 14, /* slots of the cache of pieces that did not pack */
+    SLACK_FRACTION = 8,  /* a 1-D part with at most 1/8 of its room free is cut, or padded */
 };
 
 typedef struct st_item {
@@ -132,6 +150,7 @@ typedef struct strips {
     uint32_t cs, ce;
     sba_keyset failed;    /* pieces (set, room, bands) that did not pack, hashed */
     uint64_t scale;       /* the seeds' steps and tries and a split's work × scale */
+    uint8_t holes;        /* 1-D slack is read as holes (cutter.holes) */
 } strips;
 
 static int popcount(uint32_t x) { return __builtin_popcount(x); }
@@ -244,6 +263,11 @@ typedef struct cutter {
     bool shared;                  /* one step limit for all seeds, not one each */
     uint64_t steps, limit; /* this seed's search steps, and where it gives up */
     int64_t cap, base, A;
+    int64_t amin, amax;   /* the loads A may take, as the first side found them */
+    int64_t seedload, seedslack; /* the first side's load and the free room at its first section */
+    uint8_t holes;        /* the free room is holes: 2, that start and end one at a time; 1, where it changes */
+    const int64_t *slack; /* per section of the part from k0: its free room (NULL: none) */
+    uint32_t k0;
     cut_kind kind;
     uint8_t M, lowM, highM; /* a taken node must have an option in lowM, a left one in highM (0: any) */
     uint8_t *in;          /* per item of the part: in the set found */
@@ -273,10 +297,12 @@ typedef struct sweep {
     uint32_t *group, *gstart, *gend; /* item → group; group → its items */
     int64_t *rest;                   /* per item: the weight of the items after it in its group */
     int64_t *endw;                   /* per section: weight of taken items ending there */
-    int64_t *need, *part;            /* per group */
+    int64_t *cur, *part;             /* per group: the load before its items, and theirs */
+    int64_t *amin, *amax;            /* per group: the loads A may take, entering it */
+    int64_t *t1, *t2;                /* per group: the loads it may leave (holes), t1 = INT64_MIN: any */
     uint8_t *take, *dec;             /* per item: taken; decisions tried */
     uint32_t *eoff, *elist;          /* items by last section */
-    uint64_t *z, *gkey;              /* per item: its key; per group: the key of its entry state */
+    uint64_t *z, *gkey, *gbase;      /* per item: its key; per group: the key of its entry state, and of its items */
     uint64_t *gsplits;               /* per group: the cutter's splits when it was entered */
     uint8_t *whole;                  /* per item: live over the whole side, a half of the bands */
     sba_keyset dead;                 /* entry states that failed */
@@ -287,20 +313,84 @@ typedef struct sweep {
     uint32_t origin;
 } sweep;
 
+/* The free room of the part at section s of the side (0 without slack). */
+static int64_t slack_at(const sweep *W, uint32_t s)
+{
+    const cutter *C = W->C;
+    if (!C->slack) return 0;
+    return C->slack[(W->dir > 0 ? W->origin + s : W->origin - s) - C->k0];
+}
+
+/* The least load A of the alignment at or above lo, if it is at most hi
+ * (else -1). */
+static int64_t load_in(const cutter *C, int64_t lo, int64_t hi)
+{
+    const int64_t unit = C->T->p->align * load_quarters(C);
+    if (lo < unit) lo = unit;
+    lo = (lo + unit - 1) / unit * unit;
+    return lo <= hi ? lo : -1;
+}
+
+/* The loads A may take, [*lo, *hi], narrowed by sections [k, end) of the
+ * side, whose load is *load at k: in each, what the set holds is at most
+ * A and leaves the rest no more than it has, so A is at most the load
+ * plus the section's free room. *load becomes the load left after them,
+ * *last the load of the last. Where the free room is holes that start and
+ * end one at a time, the set's load changes from one section to the next
+ * only by the change of the room (a hole of the set's replaces what
+ * ended), or not at all: false where it does otherwise. */
+static bool narrow(const sweep *W, uint32_t k, uint32_t end, int64_t *load, int64_t *lo, int64_t *hi, int64_t *last)
+{
+    for (; k < end; k++) {
+        int64_t top = *load + slack_at(W, k);
+        if (*load > *lo) *lo = *load;
+        if (top < *hi) *hi = top;
+        *last = *load;
+        int64_t d = W->endw[k];
+        if (d && k + 1 < end && W->C->holes) {
+            int64_t df = slack_at(W, k + 1) - slack_at(W, k);
+            if (df == 0 || (W->C->holes == 2 && d != df)) return false;
+        }
+        *load -= d;
+    }
+    return true;
+}
+
+/* The loads group g may leave at its section: what the section before
+ * held (`last`), or that less the change of the free room. */
+static void targets(sweep *W, uint32_t g, int64_t last, int64_t room_before)
+{
+    W->t1[g] = INT64_MIN;
+    int64_t df = slack_at(W, W->it[W->gstart[g]].s0) - room_before;
+    if (!W->C->holes || (W->C->holes == 1 && df)) return;
+    W->t1[g] = last;
+    W->t2[g] = last - df;
+}
+
+static uint32_t group_section(const sweep *W, uint32_t g) { return W->it[W->gstart[g]].s0; }
+
 static bool can_take(const sweep *W, uint32_t i)
 {
     const cutter *C = W->C;
     if (C->lowM && !has_option_in(&C->T->p->nodes[W->it[i].id], C->lowM)) return false;
     if (C->excl && C->excl[W->orig[i]]) return false;
-    return W->part[W->group[i]] + W->it[i].w <= W->need[W->group[i]];
+    uint32_t g = W->group[i];
+    int64_t most = W->amax[g];
+    if (W->t1[g] != INT64_MIN) most = W->t1[g] > W->t2[g] ? (W->t1[g] < most ? W->t1[g] : most) : (W->t2[g] < most ? W->t2[g] : most);
+    return W->cur[g] + W->part[g] + W->it[i].w <= most;
 }
 
 static bool can_leave(const sweep *W, uint32_t i)
 {
     const cutter *C = W->C;
     if (C->highM && !has_option_in(&C->T->p->nodes[W->it[i].id], C->highM)) return false;
-    if (W->free0 && W->group[i] == 0) return true; /* A is still open */
-    return W->part[W->group[i]] + W->rest[i] >= W->need[W->group[i]];
+    uint32_t g = W->group[i];
+    int64_t least = W->amin[g] - slack_at(W, group_section(W, g));
+    if (W->t1[g] != INT64_MIN) {
+        int64_t t = W->t1[g] < W->t2[g] ? W->t1[g] : W->t2[g];
+        if (t > least) least = t;
+    }
+    return W->cur[g] + W->part[g] + W->rest[i] >= least;
 }
 
 static void set_take(sweep *W, uint32_t i, bool on)
@@ -311,41 +401,51 @@ static void set_take(sweep *W, uint32_t i, bool on)
     W->endw[W->it[i].s1] += s;
 }
 
-/* Entering group g: the load must have stayed A since the group before,
- * so no taken item ended before the section just before g's, and g must
- * replace what ended there. */
+/* Entering group g: the sections since the group before narrow the loads
+ * A may take (without slack, the load must have stayed A, so no taken
+ * item ended before the section just before g's, and g must replace what
+ * ended there). */
 static bool enter(sweep *W, uint32_t g)
 {
-    uint32_t kp = W->it[W->gstart[g - 1]].s0, kg = W->it[W->gstart[g]].s0;
+    uint32_t kp = group_section(W, g - 1), kg = group_section(W, g);
     W->C->T->work += kg - kp;
-    for (uint32_t k = kp; k + 1 < kg; k++)
-        if (W->endw[k]) return false;
-    W->need[g] = W->endw[kg - 1];
-    W->part[g] = 0;
-    return true;
+    int64_t lo = W->amin[g - 1], hi = W->amax[g - 1], load = W->cur[g - 1] + W->part[g - 1], last = load;
+    if (!narrow(W, kp, kg, &load, &lo, &hi, &last)) return false;
+    W->cur[g] = load, W->amin[g] = lo, W->amax[g] = hi, W->part[g] = 0;
+    targets(W, g, last, slack_at(W, kg - 1));
+    return load_in(W->C, lo, hi) >= 0;
 }
 
-/* After the last group: nothing taken ends before the side's last section. */
+/* After the last group: the sections to the side's last narrow A too (no
+ * taken item ends before it, without slack); the loads left are the
+ * cutter's. */
 static bool tail_ok(sweep *W)
 {
-    for (uint32_t k = W->it[W->gstart[W->G - 1]].s0; k < W->k1; k++)
-        if (W->endw[k]) return false;
+    int64_t lo = W->G ? W->amin[W->G - 1] : W->amin[0], hi = W->G ? W->amax[W->G - 1] : W->amax[0];
+    if (W->G) {
+        uint32_t g = W->G - 1;
+        int64_t load = W->cur[g] + W->part[g], last = load;
+        if (!narrow(W, group_section(W, g), W->k1 + 1, &load, &lo, &hi, &last)) return false;
+        W->C->T->work += W->k1 + 1 - group_section(W, g);
+    }
+    if (load_in(W->C, lo, hi) < 0) return false;
+    W->C->amin = lo, W->C->amax = hi;
     return true;
 }
 
 /* The key of the state entering group g: the taken items still live, g,
- * and, on a strip's first side, A: the same live items with another A
- * leave another need (the load that ended just before g is A less theirs),
- * so a state that failed under one A says nothing of it under another.
- * Built from group g - 1's: its own taken items join, the taken items that
- * ended since leave (an item of both leaves at once). */
+ * and the loads A may take: the same live items under other loads leave
+ * another need (without slack, the load that ended just before g is A
+ * less theirs), so a state that failed under one says nothing of another.
+ * The items' part is built from group g - 1's: its own taken items join,
+ * the taken items that ended since leave (an item of both leaves at
+ * once). */
 static uint64_t entry_key(sweep *W, uint32_t g)
 {
     uint64_t key = W->salt ^ (0x9E3779B97F4A7C15ull * (g + 1));
-    if (!g) return key;
-    const uint64_t a = W->free0 ? sba_mix64((uint64_t)W->C->A) : 0; /* A is set once group 0 is done */
-    key ^= a;
-    uint64_t prev = W->gkey[g - 1] ^ W->salt ^ (0x9E3779B97F4A7C15ull * g) ^ (g > 1 ? a : 0);
+    if (!g) return W->gbase[0] = 0, key;
+    key ^= sba_mix64((uint64_t)W->amin[g] * 0x9E3779B97F4A7C15ull ^ (uint64_t)W->amax[g]);
+    uint64_t prev = W->gbase[g - 1];
     /* items over the whole side in a half of the bands count by their
      * bytes only: the halves they leave are the same whichever they are */
     int64_t whole = 0;
@@ -357,6 +457,7 @@ static uint64_t entry_key(sweep *W, uint32_t g)
     for (uint32_t y = W->eoff[kp]; y < W->eoff[kg]; y++)
         if (W->take[W->elist[y]]) prev ^= W->z[W->elist[y]];
     W->C->T->work += W->gend[g - 1] - W->gstart[g - 1] + W->eoff[kg] - W->eoff[kp];
+    W->gbase[g] = prev;
     return key ^ prev;
 }
 
@@ -516,16 +617,16 @@ static uint32_t last_relevant(const sweep *W)
 }
 static int split_halves(cutter *C);
 
-/* Whether group g, all decided, has its load: what ended before it, or, in
- * a strip's first group, any aligned load short of the room (it is A). */
-static bool group_done(sweep *W, uint32_t g)
+/* Whether group g, all decided, leaves a load A may take at its section:
+ * without slack, what ended before it (in a strip's first group, any
+ * aligned load short of the room: it is A). */
+static bool group_done(const sweep *W, uint32_t g)
 {
-    cutter *C = W->C;
-    if (!(W->free0 && g == 0)) return W->part[g] == W->need[g];
-    int64_t unit = C->T->p->align * load_quarters(C);
-    if (W->part[0] <= 0 || W->part[0] >= W->need[0] || W->part[0] % unit) return false;
-    C->A = W->part[0];
-    return true;
+    int64_t load = W->cur[g] + W->part[g], lo = W->amin[g], hi = W->amax[g];
+    if (W->t1[g] != INT64_MIN && load != W->t1[g] && load != W->t2[g]) return false;
+    if (load > lo) lo = load;
+    if (load + slack_at(W, group_section(W, g)) < hi) hi = load + slack_at(W, group_section(W, g));
+    return load > 0 && load_in(W->C, lo, hi) >= 0;
 }
 
 /* A complete side: on to the other side, or, both found, the split. */
@@ -540,8 +641,10 @@ static int found(sweep *W)
         memset(V->endw, 0, (V->k1 + 1) * sizeof *V->endw);
         V->salt = V->salt * 0x9E3779B97F4A7C15ull + 1;
         C->T->work += V->m + V->k1;
+        C->seedload = W->cur[0] + W->part[0], C->seedslack = slack_at(W, 0);
         return search(V);
     }
+    C->A = load_in(C, C->amin, C->amax); /* the least: the rest gets the most room */
     return C->kind == CUT_HALF ? second_half(C) : C->kind == CUT_HALF2 ? split_halves(C) : split(C);
 }
 
@@ -554,8 +657,11 @@ static int search(sweep *W)
     strips *T = C->T;
     uint32_t i = 0;
     bool back = false;
-    W->need[0] = W->free0 ? C->cap * load_quarters(C) : C->A;
-    W->part[0] = 0;
+    W->cur[0] = W->part[0] = 0;
+    if (W->free0) W->amin[0] = 1, W->amax[0] = C->cap * load_quarters(C) - 1;
+    else W->amin[0] = C->amin, W->amax[0] = C->amax;
+    W->t1[0] = INT64_MIN;
+    if (W->dir < 0) targets(W, 0, C->seedload, C->seedslack); /* the section after the seed is the first side's */
     for (;;) {
         if (++T->work > T->budget) return SB_PACK_BUDGET;
         if (++C->steps > C->limit) return SB_PACK_NONE;
@@ -566,7 +672,7 @@ static int search(sweep *W)
                     int r = found(W);
                     if (r != SB_PACK_NONE) return r;
                     if (!C->rejected && ++C->tries >= C->max_tries) return SB_PACK_NONE;
-                    if (C->culprit) { /* back to the last decision the failure depends on */
+                    if (C->culprit && !C->slack) { /* back to the last decision the failure depends on */
                         uint32_t t = last_relevant(W);
                         if (t == UINT32_MAX) return SB_PACK_NONE; /* none on this side: the caller's */
                         C->culprit = false;
@@ -639,14 +745,19 @@ static bool build(sweep *W, cutter *C, sba_arena *ar, uint32_t k, int side, uint
     W->gend = sba_arena_array(ar, m + 1, sizeof *W->gend);
     W->rest = sba_arena_array(ar, m + 1, sizeof *W->rest);
     W->endw = sba_arena_array(ar, span + 1, sizeof *W->endw);
-    W->need = sba_arena_array(ar, m + 1, sizeof *W->need);
+    W->cur = sba_arena_array(ar, m + 1, sizeof *W->cur);
     W->part = sba_arena_array(ar, m + 1, sizeof *W->part);
+    W->amin = sba_arena_array(ar, m + 1, sizeof *W->amin);
+    W->amax = sba_arena_array(ar, m + 1, sizeof *W->amax);
+    W->t1 = sba_arena_array(ar, m + 1, sizeof *W->t1);
+    W->t2 = sba_arena_array(ar, m + 1, sizeof *W->t2);
     W->take = sba_arena_array(ar, m + 1, sizeof *W->take);
     W->dec = sba_arena_array(ar, m + 1, sizeof *W->dec);
     W->eoff = sba_arena_array(ar, span + 2, sizeof *W->eoff);
     W->elist = sba_arena_array(ar, m + 1, sizeof *W->elist);
     W->z = sba_arena_array(ar, m + 1, sizeof *W->z);
     W->gkey = sba_arena_array(ar, m + 1, sizeof *W->gkey);
+    W->gbase = sba_arena_array(ar, m + 1, sizeof *W->gbase);
     W->gsplits = sba_arena_array(ar, m + 1, sizeof *W->gsplits);
     W->whole = sba_arena_array(ar, m + 1, sizeof *W->whole);
     for (W->dead.cap = 1024; W->dead.cap < DEAD_SLOTS && W->dead.cap < 64 * m;) W->dead.cap *= 2;
@@ -725,6 +836,23 @@ static int seek(cutter *C)
     const bool free = free_load(C);
     const int64_t fixed = C->A;
     for (uint32_t i = 0; i < m; i++) wend[it[i].s1 - k0] += it[i].w;
+    /* a 1-D part with slack: its free room per section bounds what a set
+     * may leave (narrow) */
+    C->k0 = k0, C->slack = NULL;
+    if (T->p->Q == 1) {
+        int64_t *room = sba_arena_array(&ar, span + 1, sizeof *room), load = 0, total = 0;
+        if (!room) goto out;
+        for (uint32_t i = 0; i < m; i++) room[it[i].s0 - k0] += it[i].w, room[it[i].s1 + 1 - k0] -= it[i].w;
+        for (uint32_t k = 0; k < span; k++) {
+            load += room[k];
+            room[k] = C->cap - load;
+            total += room[k];
+            if (room[k] < 0) goto none;
+        }
+        T->work += m + span;
+        if (total) C->slack = room;
+        C->holes = total && T->holes;
+    }
     for (uint32_t k = k0; k < k1; k++) {
         int64_t A = wend[k - k0];
         if (free ? A > 0 : A >= fixed) seed[ns++] = k;
@@ -743,6 +871,7 @@ static int seek(cutter *C)
         sba_arena_init(&sar, T->a);
         sweep after, before;
         C->A = free ? 0 : fixed;
+        C->amin = C->amax = fixed;
         memset(C->in, 0, m);
         T->work += 2 * (uint64_t)(m + span);
         if (!C->shared) C->steps = 0;
@@ -764,6 +893,7 @@ static int seek(cutter *C)
         sba_arena_init(&sar, T->a);
         sweep all;
         C->A = free ? 0 : fixed;
+        C->amin = C->amax = fixed;
         memset(C->in, 0, m);
         T->work += (uint64_t)(m + span);
         C->steps = 0, C->tries = 0, C->max_tries = START_TRIES * (uint32_t)T->scale, C->limit = (uint64_t)START_WORK * T->scale * m;
@@ -778,6 +908,9 @@ out:
     if (ar.failed) r = SB_PACK_NOMEM;
     sba_arena_free(&ar);
     return r;
+none:
+    sba_arena_free(&ar);
+    return SB_PACK_NONE;
 }
 
 /* Looks for a cut of one part and packs by it. */
@@ -846,22 +979,34 @@ static int split_halves(cutter *C)
 
 /* ---- parts ------------------------------------------------------------------- */
 
-/* Whether the items fill their bands to cap in every section they cover. */
-static bool no_slack(strips *T, const st_item *it, uint32_t m, int64_t cap, uint8_t M)
+/* The room the items leave free in their bands up to cap, summed over the
+ * sections they cover: 0 where they fill it in every one, -1 where they
+ * overfill one. */
+static int64_t free_room(strips *T, const st_item *it, uint32_t m, int64_t cap, uint8_t M)
 {
     uint32_t k0 = it[0].s0, k1 = it[0].s1;
     for (uint32_t i = 0; i < m; i++)
         if (it[i].s1 > k1) k1 = it[i].s1;
     int64_t *d = sba_malloc(T->a, (size_t)(k1 - k0 + 2) * sizeof *d);
-    if (!d) return T->nomem = true, false;
+    if (!d) return T->nomem = true, -1;
     memset(d, 0, (size_t)(k1 - k0 + 2) * sizeof *d);
     for (uint32_t i = 0; i < m; i++) d[it[i].s0 - k0] += it[i].w, d[it[i].s1 + 1 - k0] -= it[i].w;
-    bool ok = true;
-    int64_t load = 0, room = cap * popcount(M);
-    for (uint32_t k = k0; k <= k1 && ok; k++) ok = (load += d[k - k0]) == room;
+    int64_t load = 0, room = cap * popcount(M), total = 0;
+    for (uint32_t k = k0; k <= k1 && total >= 0; k++) {
+        load += d[k - k0];
+        total = load > room ? -1 : total + (room - load);
+    }
     T->work += m + (k1 - k0 + 1);
     sba_free(T->a, d);
-    return ok;
+    return total;
+}
+
+/* Whether a part with `free` room over `span` sections is cut: without
+ * slack; in 1-D, also with a little (at most 1/SLACK_FRACTION of its
+ * room), which the loads of a cut may leave (narrow). */
+static bool cuttable(const strips *T, int64_t free, uint32_t span, int64_t cap)
+{
+    return free == 0 || (free > 0 && T->p->Q == 1 && free <= cap * (int64_t)span / SLACK_FRACTION);
 }
 
 static int solve_piece(strips *T, st_item *it, uint32_t m, int64_t cap, int64_t base, uint8_t M);
@@ -911,7 +1056,8 @@ static int solve_piece(strips *T, st_item *it, uint32_t m, int64_t cap, int64_t 
         return solve(T, it + nfull, m - nfull, cap - (at - base), at, M);
     }
     bool uncut = false;
-    if (m > CUT_NODES && no_slack(T, it, m, cap, M)) {
+    int64_t free = m > CUT_NODES ? free_room(T, it, m, cap, M) : -1;
+    if (m > CUT_NODES && cuttable(T, free, k1 - k0 + 1, cap)) {
         /* band cuts first: they halve the quarters; then strips */
         if (popcount(M) > 1) {
             uint8_t lowM = 0, highM;
@@ -925,7 +1071,7 @@ static int solve_piece(strips *T, st_item *it, uint32_t m, int64_t cap, int64_t 
             r = cut(T, it, m, cap, base, M, 0, 0, CUT_STRIP);
         }
         if (r != SB_PACK_NONE) return r;
-        uncut = true;
+        uncut = free == 0;
     }
     if (T->nomem) return SB_PACK_NOMEM;
     if (m > LEAF_MAX) return SB_PACK_NONE; /* too large for a leaf; the caller's run takes it */
@@ -980,7 +1126,7 @@ static int solve(strips *T, st_item *it, uint32_t m, int64_t cap, int64_t base, 
  * or end together, so further tries draw these choices from a seeded
  * stream (a growth may also end an open node and start a larger one);
  * a wrong padding most often fails at once. */
-enum { PAD_OPEN_MAX = 12, PAD_SLACK_FRACTION = 8, PAD_TRIES = 16 };
+enum { PAD_OPEN_MAX = 12, PAD_TRIES = 16 };
 
 /* The padding of try `t` (0: the rules, no draws) into nodes[p->n ..);
  * the number of nodes, or 0 where the room cannot be read so. */
@@ -1069,7 +1215,7 @@ static int pack_padded(const sb_pack_problem *p, const sba_allocator *a, uint64_
     }
     room[K] = 0;
     *work += p->n + K;
-    if (!total || total > cap * (int64_t)K / PAD_SLACK_FRACTION) goto done;
+    if (!total || total > cap * (int64_t)K / SLACK_FRACTION) goto done;
     memcpy(nodes, p->nodes, (size_t)p->n * sizeof *nodes);
     for (uint32_t t = 0; t < PAD_TRIES && r == SB_PACK_NONE && *work < budget; t++) {
         uint32_t n = pad_room(p, room, nodes, t, work);
@@ -1115,14 +1261,35 @@ int sb_strips_pack(const sb_pack_problem *p, const sba_allocator *a, uint64_t bu
     uint8_t M = (uint8_t)((1u << p->Q) - 1);
     int r = SB_PACK_NONE;
     bool pad = false;
-    /* only a part without slack is cut, and not a small one: the same
-     * bound as for the pieces within (a part of a few dozen nodes that
-     * live side by side is a partition of the quarters, which the band
-     * cut splits at once and the whole-part searches may not finish) */
+    /* only a part without slack (or, in 1-D, with a little) is cut, and
+     * not a small one: the same bound as for the pieces within (a part of
+     * a few dozen nodes that live side by side is a partition of the
+     * quarters, which the band cut splits at once and the whole-part
+     * searches may not finish) */
     if (even && p->n > CUT_NODES) {
         qsort(it, p->n, sizeof *it, cmp_item);
-        if (no_slack(&T, it, p->n, cap, M)) r = solve(&T, it, p->n, cap, 0, M);
-        else pad = p->Q == 1 && !T.nomem;
+        int64_t free = free_room(&T, it, p->n, cap, M);
+        uint32_t k1 = 0;
+        for (uint32_t i = 0; i < p->n; i++)
+            if (it[i].s1 > k1) k1 = it[i].s1;
+        if (free == 0) {
+            r = solve(&T, it, p->n, cap, 0, M);
+        } else if (cuttable(&T, free, k1 - it[0].s0 + 1, cap)) {
+            /* the slack read as holes one at a time, then as any room,
+             * each on half of what is left; then the padding */
+            static const uint8_t reading[] = {2, 0};
+            const uint64_t whole = T.budget;
+            if (p->slack_cut) *p->slack_cut = true;
+            for (uint32_t x = 0; x < 2 && r == SB_PACK_NONE && !T.nomem; x++) {
+                T.holes = reading[x];
+                memset(T.failed.slot, 0, (size_t)FAILED_PIECES * sizeof *T.failed.slot);
+                T.budget = T.work + (whole - T.work) / 2;
+                r = solve(&T, it, p->n, cap, 0, M);
+                if (r == SB_PACK_BUDGET) r = SB_PACK_NONE;
+            }
+            T.budget = whole;
+            pad = r == SB_PACK_NONE && !T.nomem;
+        }
     }
     sba_free(a, it);
     sba_free(a, T.failed.slot);
