@@ -83,8 +83,11 @@
  * tries and a split's work × scale.
  *
  * Slack. A 1-D part with a little slack (at most an eighth of its room,
- * as MiniMalloc's instances: a tiling with some tiles left out) is cut as
- * above with the loads relaxed: a strip's set may hold less than A in a
+ * as MiniMalloc's instances: a tiling with some tiles left out) is first
+ * padded: its free room becomes padding nodes, in up to PAD_TRIES ways
+ * (pack_padded), and the padded part, a tiling, is cut as above, on an
+ * eighth of the budget (where the padding reads the holes right, that
+ * packs at once). Then it is cut as above with the loads relaxed: a strip's set may hold less than A in a
  * section, by no more than the part has free there (what it leaves is
  * room the rest cannot use), so A is only known to lie between the set's
  * highest load and its lowest load plus free room; the sweep narrows that
@@ -97,9 +100,7 @@
  * almost every cut as tight as without slack; then, where that misses
  * (two holes that start or end together), as free room alone; each
  * reading on half of what is left. The pieces of a cut have slack of
- * their own and are cut the same way. Last, the part is padded: its free
- * room becomes padding nodes, in up to PAD_TRIES ways (pack_padded), and
- * the padded part, a tiling, is cut as above. Where A is not fixed by a
+ * their own and are cut the same way. Where A is not fixed by a
  * set's first group, a failure in some sections may come from any
  * decision, so the sweep does not back up past the others.
  *
@@ -1126,7 +1127,7 @@ static int solve(strips *T, st_item *it, uint32_t m, int64_t cap, int64_t base, 
  * or end together, so further tries draw these choices from a seeded
  * stream (a growth may also end an open node and start a larger one);
  * a wrong padding most often fails at once. */
-enum { PAD_OPEN_MAX = 12, PAD_TRIES = 16 };
+enum { PAD_OPEN_MAX = 12, PAD_TRIES = 16, PAD_SHARE = 8 };
 
 /* The padding of try `t` (0: the rules, no draws) into nodes[p->n ..);
  * the number of nodes, or 0 where the room cannot be read so. */
@@ -1260,7 +1261,6 @@ int sb_strips_pack(const sb_pack_problem *p, const sba_allocator *a, uint64_t bu
     int64_t cap = p->cap / p->align * p->align;
     uint8_t M = (uint8_t)((1u << p->Q) - 1);
     int r = SB_PACK_NONE;
-    bool pad = false;
     /* only a part without slack (or, in 1-D, with a little) is cut, and
      * not a small one: the same bound as for the pieces within (a part of
      * a few dozen nodes that live side by side is a partition of the
@@ -1275,11 +1275,16 @@ int sb_strips_pack(const sb_pack_problem *p, const sba_allocator *a, uint64_t bu
         if (free == 0) {
             r = solve(&T, it, p->n, cap, 0, M);
         } else if (cuttable(&T, free, k1 - it[0].s0 + 1, cap)) {
-            /* the slack read as holes one at a time, then as any room,
-             * each on half of what is left; then the padding */
+            /* the padding first, on an eighth (where it reads the holes
+             * right it packs at once); then the slack read as holes one
+             * at a time, then as any room, each on half of what is left */
             static const uint8_t reading[] = {2, 0};
             const uint64_t whole = T.budget;
             if (p->slack_cut) *p->slack_cut = true;
+            uint64_t w = 0, v = 0;
+            r = pack_padded(p, a, budget / PAD_SHARE, &w, &v);
+            T.work += w, T.visited += v;
+            if (r == SB_PACK_BUDGET) r = SB_PACK_NONE;
             for (uint32_t x = 0; x < 2 && r == SB_PACK_NONE && !T.nomem; x++) {
                 T.holes = reading[x];
                 memset(T.failed.slot, 0, (size_t)FAILED_PIECES * sizeof *T.failed.slot);
@@ -1288,14 +1293,11 @@ int sb_strips_pack(const sb_pack_problem *p, const sba_allocator *a, uint64_t bu
                 if (r == SB_PACK_BUDGET) r = SB_PACK_NONE;
             }
             T.budget = whole;
-            pad = r == SB_PACK_NONE && !T.nomem;
         }
     }
     sba_free(a, it);
     sba_free(a, T.failed.slot);
     if (T.nomem) r = SB_PACK_NOMEM;
     *work = T.work, *visited = T.visited;
-    /* the padding, whose cuts may be wrong, gets half of what is left */
-    if (pad && T.work <= budget) r = pack_padded(p, a, T.work + (budget - T.work) / 2, work, visited);
     return r;
 }
