@@ -421,16 +421,14 @@ Test(strips, a_state_that_failed_under_one_load_is_searched_under_another)
     planted_packs(5, "q:1,h:1,f:1", 600);
 }
 
-/* 1-D tilings with one piece in twenty left out: without padding the cuts
- * take none of them (each has slack); padded, a quarter pack at least (3
- * of 12 now): the room alone does not tell which holes start and end
- * together, and these tilings have many that do. */
-Test(strips, pads_the_slack_of_tilings_with_holes)
+/* Of 12 1-D tilings of n pieces over K steps with one piece in twenty left
+ * out, how many the strips pack (every packing checked). */
+static uint32_t holed_tilings_packed(uint32_t n, uint32_t K)
 {
     static tiling t;
     uint32_t packed = 0;
     for (uint64_t seed = 1; seed <= 12; seed++) {
-        cut_tiling(&t, seed, 300, 200, 1, 65536, 32);
+        cut_tiling(&t, seed, n, K, 1, 65536, 32);
         for (uint32_t i = 0; i < t.p.n; i += 20) {
             t.p.n--;
             t.node[i] = t.node[t.p.n];
@@ -441,29 +439,24 @@ Test(strips, pads_the_slack_of_tilings_with_holes)
                   (unsigned long long)seed, r);
         if (r == SB_PACK_PACKED) check_packing(&t), packed++;
     }
+    return packed;
+}
+
+/* Tilings of 300 with holes: padded, a quarter pack at least (the room
+ * alone does not tell which holes start and end together, and these
+ * tilings have many that do); the cuts with slack come after. */
+Test(strips, pads_the_slack_of_tilings_with_holes)
+{
+    uint32_t packed = holed_tilings_packed(300, 200);
     cr_assert_geq(packed, 3u, "%u of 12 tilings with holes packed", packed);
 }
 
-/* Larger tilings with holes (every 20th tile left out): the cuts read the
- * slack as holes (strips.c, Slack), the set of a strip leaving in each
- * section no more than the part has free; the padding alone packed 2 of
- * these 12. */
+/* Larger ones, of 500: the cuts read the slack as holes (strips.c, Slack),
+ * the set of a strip leaving in each section no more than the part has
+ * free; the padding alone packed 2 of these 12. */
 Test(strips, cuts_tilings_with_holes)
 {
-    static tiling t;
-    uint32_t packed = 0;
-    for (uint64_t seed = 1; seed <= 12; seed++) {
-        cut_tiling(&t, seed, 500, 250, 1, 65536, 32);
-        for (uint32_t i = 0; i < t.p.n; i += 20) {
-            t.p.n--;
-            t.node[i] = t.node[t.p.n];
-            t.planted_off[i] = t.planted_off[t.p.n];
-        }
-        int r = strips(&t, BIG_BUDGET, NULL);
-        cr_assert(r == SB_PACK_PACKED || r == SB_PACK_NONE || r == SB_PACK_BUDGET, "seed %llu: %d",
-                  (unsigned long long)seed, r);
-        if (r == SB_PACK_PACKED) check_packing(&t), packed++;
-    }
+    uint32_t packed = holed_tilings_packed(500, 250);
     cr_assert_geq(packed, 4u, "%u of 12 tilings with holes packed", packed);
 }
 
