@@ -460,25 +460,26 @@ Test(strips, cuts_tilings_with_holes)
     cr_assert_geq(packed, 4u, "%u of 12 tilings with holes packed", packed);
 }
 
-Test(strips, packs_planted_functions_with_holes)
+/* Planted 1-D functions of `tensors` with 5 % of the tiling left out,
+ * seeds first, first + step, ... up to last: each packs with no spill. */
+static void planted_holes_pack(uint32_t tensors, uint64_t first, uint64_t last, uint64_t step)
 {
-    /* 5 % of the tensors left out: spilled 4 and 10 before the padding */
     sba_planted_options p;
     sba_planted_defaults(&p);
-    p.tensors = 300;
+    p.tensors = tensors;
     p.heights = "full";
     p.holes = 5;
-    for (p.seed = 1; p.seed <= 3; p.seed += 2) planted_options_pack(&p);
+    for (p.seed = first; p.seed <= last; p.seed += step) planted_options_pack(&p);
+}
+
+Test(strips, packs_planted_functions_with_holes)
+{
+    planted_holes_pack(300, 1, 3, 2); /* spilled 4 and 10 before the padding */
 }
 
 Test(strips, packs_larger_planted_functions_with_holes)
 {
-    /* 350 tensors, 5 % left out: one part of 300 and more each, which
-     * spilled 11 and 4 before the cuts read the slack as holes */
-    sba_planted_options p;
-    sba_planted_defaults(&p);
-    p.tensors = 350;
-    p.heights = "full";
-    p.holes = 5;
-    for (p.seed = 11; p.seed <= 12; p.seed++) planted_options_pack(&p);
+    /* one part of 300 and more each, which spilled 11 and 4 before the
+     * cuts read the slack as holes */
+    planted_holes_pack(350, 11, 12, 1);
 }
