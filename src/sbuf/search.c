@@ -54,8 +54,9 @@
  * free are given up with it), then with its exact quarters; six greedy
  * runs (by area, start and end, and in MiniMalloc's three orders) and the
  * time sweeps. A part with no slack (or, in 1-D, one the strips cut with
- * a little) then gets the skyline by bands on half of what is left, and the strips alone with wider bounds (STRIPS_WIDE) a
- * quarter of what is left after. Then eight rounds of restarts of the greedy runs, each
+ * a little) then gets the skyline by bands on half of what is left, and
+ * the strips alone with wider bounds (STRIPS_WIDE) a quarter of what is
+ * left after. Then eight rounds of restarts of the greedy runs, each
  * order perturbed by a seed (every key moved by up to 5 %), each run on a
  * sixty-fourth of what is left. Then MiniMalloc's round robin, the address
  * search in its three orders on a doubling limit, up to a sixteenth of the

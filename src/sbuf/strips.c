@@ -87,19 +87,21 @@
  * padded: its free room becomes padding nodes, in up to PAD_TRIES ways
  * (pack_padded), and the padded part, a tiling, is cut as above, on an
  * eighth of the budget (where the padding reads the holes right, that
- * packs at once). Then it is cut as above with the loads relaxed: a strip's set may hold less than A in a
- * section, by no more than the part has free there (what it leaves is
+ * packs at once). Then it is cut as above with the loads relaxed: a
+ * strip's set may hold less than A in a section, by no more than the part
+ * has free there (what it leaves is
  * room the rest cannot use), so A is only known to lie between the set's
  * highest load and its lowest load plus free room; the sweep narrows that
  * range section by section (narrow) and the split takes its least. Read
  * so, most sets of a load fit, and wrong ones are met first. So the slack
- * is first read as holes (left-out tiles) that start and end one at a
- * time: from one section to the next, the set's load changes by nothing
- * or by exactly the change of the part's free room (a hole of the set's
- * starts where its nodes end, or ends where they start), which keeps
- * almost every cut as tight as without slack; then, where that misses
- * (two holes that start or end together), as free room alone; each
- * reading on half of what is left. The pieces of a cut have slack of
+ * is first read as holes (left-out tiles), which start and end only where
+ * the part's free room changes: from one section to the next where it
+ * does not, the set's load does not change either (as without slack),
+ * which keeps a cut almost as tight as without slack; then as free room
+ * alone; each reading on half of what is left. (Reading the set's load
+ * as changing by nothing or by exactly the change of the room, holes one
+ * at a time, lost 4 of 11 functions with holes that this reading packs:
+ * a hole of the set's often starts or ends with one of the rest's.) The pieces of a cut have slack of
  * their own and are cut the same way. Where A is not fixed by a
  * set's first group, a failure in some sections may come from any
  * decision, so the sweep does not back up past the others.
@@ -151,10 +153,12 @@ typedef struct strips {
     uint32_t cs, ce;
     sba_keyset failed;    /* pieces (set, room, bands) that did not pack, hashed */
     uint64_t scale;       /* the seeds' steps and tries and a split's work × scale */
-    uint8_t holes;        /* 1-D slack is read as holes (cutter.holes) */
+    bool holes;           /* 1-D slack is read as holes (cutter.holes) */
 } strips;
 
 static int popcount(uint32_t x) { return __builtin_popcount(x); }
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 
 /* Whether option o of a node lies within the bands M. */
 static bool option_in(const sb_pack_node *nd, uint32_t o, uint8_t M) { return (nd->qmask[o] & ~M) == 0; }
@@ -196,6 +200,23 @@ static int cmp_seed(const void *x, const void *y)
 
 /* ⌈log2 n⌉ + 1: what a sort of n costs per item, in work units. */
 static uint64_t lg(uint32_t n) { return n ? (uint64_t)(32 - __builtin_clz(n)) : 1; }
+
+/* The room the items (of sections k0 .. k0 + span - 1) leave free of
+ * `room` in each section, into out[0 .. span); returns its sum, or -1
+ * where they overfill a section. */
+static int64_t free_by_section(const st_item *it, uint32_t m, uint32_t k0, uint32_t span, int64_t room, int64_t *out)
+{
+    memset(out, 0, ((size_t)span + 1) * sizeof *out);
+    for (uint32_t i = 0; i < m; i++) out[it[i].s0 - k0] += it[i].w, out[it[i].s1 + 1 - k0] -= it[i].w;
+    int64_t load = 0, total = 0;
+    for (uint32_t k = 0; k < span; k++) {
+        load += out[k];
+        out[k] = room - load;
+        if (out[k] < 0) return -1;
+        total += out[k];
+    }
+    return total;
+}
 
 static int solve(strips *T, st_item *it, uint32_t m, int64_t cap, int64_t base, uint8_t M);
 
@@ -266,7 +287,7 @@ typedef struct cutter {
     int64_t cap, base, A;
     int64_t amin, amax;   /* the loads A may take, as the first side found them */
     int64_t seedload, seedslack; /* the first side's load and the free room at its first section */
-    uint8_t holes;        /* the free room is holes: 2, that start and end one at a time; 1, where it changes */
+    bool holes;           /* the free room is holes, which start and end only where it changes */
     const int64_t *slack; /* per section of the part from k0: its free room (NULL: none) */
     uint32_t k0;
     cut_kind kind;
@@ -300,7 +321,7 @@ typedef struct sweep {
     int64_t *endw;                   /* per section: weight of taken items ending there */
     int64_t *cur, *part;             /* per group: the load before its items, and theirs */
     int64_t *amin, *amax;            /* per group: the loads A may take, entering it */
-    int64_t *t1, *t2;                /* per group: the loads it may leave (holes), t1 = INT64_MIN: any */
+    int64_t *t;                      /* per group: the load it must leave (holes), INT64_MIN: any */
     uint8_t *take, *dec;             /* per item: taken; decisions tried */
     uint32_t *eoff, *elist;          /* items by last section */
     uint64_t *z, *gkey, *gbase;      /* per item: its key; per group: the key of its entry state, and of its items */
@@ -336,39 +357,32 @@ static int64_t load_in(const cutter *C, int64_t lo, int64_t hi)
  * side, whose load is *load at k: in each, what the set holds is at most
  * A and leaves the rest no more than it has, so A is at most the load
  * plus the section's free room. *load becomes the load left after them,
- * *last the load of the last. Where the free room is holes that start and
- * end one at a time, the set's load changes from one section to the next
- * only by the change of the room (a hole of the set's replaces what
- * ended), or not at all: false where it does otherwise. */
+ * *last the load of the last. Where the free room is holes, the set's
+ * load changes from one section to the next only where the room does (a
+ * hole of the set's starts or ends there): false where it changes
+ * elsewhere. */
 static bool narrow(const sweep *W, uint32_t k, uint32_t end, int64_t *load, int64_t *lo, int64_t *hi, int64_t *last)
 {
     for (; k < end; k++) {
-        int64_t top = *load + slack_at(W, k);
-        if (*load > *lo) *lo = *load;
-        if (top < *hi) *hi = top;
+        *lo = max64(*lo, *load);
+        *hi = min64(*hi, *load + slack_at(W, k));
         *last = *load;
         int64_t d = W->endw[k];
-        if (d && k + 1 < end && W->C->holes) {
-            int64_t df = slack_at(W, k + 1) - slack_at(W, k);
-            if (df == 0 || (W->C->holes == 2 && d != df)) return false;
-        }
+        if (d && k + 1 < end && W->C->holes && slack_at(W, k + 1) == slack_at(W, k)) return false;
         *load -= d;
     }
     return true;
 }
 
-/* The loads group g may leave at its section: what the section before
- * held (`last`), or that less the change of the free room. */
-static void targets(sweep *W, uint32_t g, int64_t last, int64_t room_before)
-{
-    W->t1[g] = INT64_MIN;
-    int64_t df = slack_at(W, W->it[W->gstart[g]].s0) - room_before;
-    if (!W->C->holes || (W->C->holes == 1 && df)) return;
-    W->t1[g] = last;
-    W->t2[g] = last - df;
-}
-
 static uint32_t group_section(const sweep *W, uint32_t g) { return W->it[W->gstart[g]].s0; }
+
+/* The load group g must leave at its section, where the free room is
+ * holes and does not change from the section before: what that one held
+ * (`last`). */
+static void target(sweep *W, uint32_t g, int64_t last, int64_t room_before)
+{
+    W->t[g] = W->C->holes && slack_at(W, group_section(W, g)) == room_before ? last : INT64_MIN;
+}
 
 static bool can_take(const sweep *W, uint32_t i)
 {
@@ -376,8 +390,7 @@ static bool can_take(const sweep *W, uint32_t i)
     if (C->lowM && !has_option_in(&C->T->p->nodes[W->it[i].id], C->lowM)) return false;
     if (C->excl && C->excl[W->orig[i]]) return false;
     uint32_t g = W->group[i];
-    int64_t most = W->amax[g];
-    if (W->t1[g] != INT64_MIN) most = W->t1[g] > W->t2[g] ? (W->t1[g] < most ? W->t1[g] : most) : (W->t2[g] < most ? W->t2[g] : most);
+    int64_t most = W->t[g] == INT64_MIN ? W->amax[g] : min64(W->amax[g], W->t[g]);
     return W->cur[g] + W->part[g] + W->it[i].w <= most;
 }
 
@@ -387,10 +400,7 @@ static bool can_leave(const sweep *W, uint32_t i)
     if (C->highM && !has_option_in(&C->T->p->nodes[W->it[i].id], C->highM)) return false;
     uint32_t g = W->group[i];
     int64_t least = W->amin[g] - slack_at(W, group_section(W, g));
-    if (W->t1[g] != INT64_MIN) {
-        int64_t t = W->t1[g] < W->t2[g] ? W->t1[g] : W->t2[g];
-        if (t > least) least = t;
-    }
+    if (W->t[g] != INT64_MIN) least = max64(least, W->t[g]);
     return W->cur[g] + W->part[g] + W->rest[i] >= least;
 }
 
@@ -413,7 +423,7 @@ static bool enter(sweep *W, uint32_t g)
     int64_t lo = W->amin[g - 1], hi = W->amax[g - 1], load = W->cur[g - 1] + W->part[g - 1], last = load;
     if (!narrow(W, kp, kg, &load, &lo, &hi, &last)) return false;
     W->cur[g] = load, W->amin[g] = lo, W->amax[g] = hi, W->part[g] = 0;
-    targets(W, g, last, slack_at(W, kg - 1));
+    target(W, g, last, slack_at(W, kg - 1));
     return load_in(W->C, lo, hi) >= 0;
 }
 
@@ -422,9 +432,9 @@ static bool enter(sweep *W, uint32_t g)
  * cutter's. */
 static bool tail_ok(sweep *W)
 {
-    int64_t lo = W->G ? W->amin[W->G - 1] : W->amin[0], hi = W->G ? W->amax[W->G - 1] : W->amax[0];
+    uint32_t g = W->G ? W->G - 1 : 0;
+    int64_t lo = W->amin[g], hi = W->amax[g];
     if (W->G) {
-        uint32_t g = W->G - 1;
         int64_t load = W->cur[g] + W->part[g], last = load;
         if (!narrow(W, group_section(W, g), W->k1 + 1, &load, &lo, &hi, &last)) return false;
         W->C->T->work += W->k1 + 1 - group_section(W, g);
@@ -624,10 +634,8 @@ static int split_halves(cutter *C);
 static bool group_done(const sweep *W, uint32_t g)
 {
     int64_t load = W->cur[g] + W->part[g], lo = W->amin[g], hi = W->amax[g];
-    if (W->t1[g] != INT64_MIN && load != W->t1[g] && load != W->t2[g]) return false;
-    if (load > lo) lo = load;
-    if (load + slack_at(W, group_section(W, g)) < hi) hi = load + slack_at(W, group_section(W, g));
-    return load > 0 && load_in(W->C, lo, hi) >= 0;
+    if (W->t[g] != INT64_MIN && load != W->t[g]) return false;
+    return load > 0 && load_in(W->C, max64(lo, load), min64(hi, load + slack_at(W, group_section(W, g)))) >= 0;
 }
 
 /* A complete side: on to the other side, or, both found, the split. */
@@ -661,8 +669,8 @@ static int search(sweep *W)
     W->cur[0] = W->part[0] = 0;
     if (W->free0) W->amin[0] = 1, W->amax[0] = C->cap * load_quarters(C) - 1;
     else W->amin[0] = C->amin, W->amax[0] = C->amax;
-    W->t1[0] = INT64_MIN;
-    if (W->dir < 0) targets(W, 0, C->seedload, C->seedslack); /* the section after the seed is the first side's */
+    W->t[0] = INT64_MIN;
+    if (W->dir < 0) target(W, 0, C->seedload, C->seedslack); /* the section after the seed is the first side's */
     for (;;) {
         if (++T->work > T->budget) return SB_PACK_BUDGET;
         if (++C->steps > C->limit) return SB_PACK_NONE;
@@ -750,8 +758,7 @@ static bool build(sweep *W, cutter *C, sba_arena *ar, uint32_t k, int side, uint
     W->part = sba_arena_array(ar, m + 1, sizeof *W->part);
     W->amin = sba_arena_array(ar, m + 1, sizeof *W->amin);
     W->amax = sba_arena_array(ar, m + 1, sizeof *W->amax);
-    W->t1 = sba_arena_array(ar, m + 1, sizeof *W->t1);
-    W->t2 = sba_arena_array(ar, m + 1, sizeof *W->t2);
+    W->t = sba_arena_array(ar, m + 1, sizeof *W->t);
     W->take = sba_arena_array(ar, m + 1, sizeof *W->take);
     W->dec = sba_arena_array(ar, m + 1, sizeof *W->dec);
     W->eoff = sba_arena_array(ar, span + 2, sizeof *W->eoff);
@@ -841,16 +848,11 @@ static int seek(cutter *C)
      * may leave (narrow) */
     C->k0 = k0, C->slack = NULL;
     if (T->p->Q == 1) {
-        int64_t *room = sba_arena_array(&ar, span + 1, sizeof *room), load = 0, total = 0;
+        int64_t *room = sba_arena_array(&ar, span + 1, sizeof *room);
         if (!room) goto out;
-        for (uint32_t i = 0; i < m; i++) room[it[i].s0 - k0] += it[i].w, room[it[i].s1 + 1 - k0] -= it[i].w;
-        for (uint32_t k = 0; k < span; k++) {
-            load += room[k];
-            room[k] = C->cap - load;
-            total += room[k];
-            if (room[k] < 0) goto none;
-        }
+        int64_t total = free_by_section(it, m, k0, span, C->cap * popcount(C->M), room);
         T->work += m + span;
+        if (total < 0) goto none;
         if (total) C->slack = room;
         C->holes = total && T->holes;
     }
@@ -990,13 +992,7 @@ static int64_t free_room(strips *T, const st_item *it, uint32_t m, int64_t cap, 
         if (it[i].s1 > k1) k1 = it[i].s1;
     int64_t *d = sba_malloc(T->a, (size_t)(k1 - k0 + 2) * sizeof *d);
     if (!d) return T->nomem = true, -1;
-    memset(d, 0, (size_t)(k1 - k0 + 2) * sizeof *d);
-    for (uint32_t i = 0; i < m; i++) d[it[i].s0 - k0] += it[i].w, d[it[i].s1 + 1 - k0] -= it[i].w;
-    int64_t load = 0, room = cap * popcount(M), total = 0;
-    for (uint32_t k = k0; k <= k1 && total >= 0; k++) {
-        load += d[k - k0];
-        total = load > room ? -1 : total + (room - load);
-    }
+    int64_t total = free_by_section(it, m, k0, k1 - k0 + 1, cap * popcount(M), d);
     T->work += m + (k1 - k0 + 1);
     sba_free(T->a, d);
     return total;
@@ -1278,7 +1274,6 @@ int sb_strips_pack(const sb_pack_problem *p, const sba_allocator *a, uint64_t bu
             /* the padding first, on an eighth (where it reads the holes
              * right it packs at once); then the slack read as holes one
              * at a time, then as any room, each on half of what is left */
-            static const uint8_t reading[] = {2, 0};
             const uint64_t whole = T.budget;
             if (p->slack_cut) *p->slack_cut = true;
             uint64_t w = 0, v = 0;
@@ -1286,7 +1281,7 @@ int sb_strips_pack(const sb_pack_problem *p, const sba_allocator *a, uint64_t bu
             T.work += w, T.visited += v;
             if (r == SB_PACK_BUDGET) r = SB_PACK_NONE;
             for (uint32_t x = 0; x < 2 && r == SB_PACK_NONE && !T.nomem; x++) {
-                T.holes = reading[x];
+                T.holes = x == 0;
                 memset(T.failed.slot, 0, (size_t)FAILED_PIECES * sizeof *T.failed.slot);
                 T.budget = T.work + (whole - T.work) / 2;
                 r = solve(&T, it, p->n, cap, 0, M);
