@@ -483,3 +483,10 @@ Test(strips, packs_larger_planted_functions_with_holes)
      * cuts read the slack as holes */
     planted_holes_pack(350, 11, 12, 1);
 }
+
+Test(strips, reads_the_slack_as_holes)
+{
+    /* with the slack read as free room alone (no holes), this one
+     * spills 8: the looser loads meet wrong sets first */
+    planted_holes_pack(350, 14, 14, 1);
+}
