@@ -20,4 +20,16 @@ static inline uint64_t sba_mix64(uint64_t z)
 
 static inline uint64_t sba_rng_next(sba_rng *r) { return sba_mix64(r->s += 0x9E3779B97F4A7C15ull); }
 
+/* Luby's sequence 1 1 2 1 1 2 4 1 1 2 ... (i from 1): the searches'
+ * restart limits, which cut heavy-tailed search times short. */
+static inline uint64_t sba_luby(uint64_t i)
+{
+    for (;;) {
+        uint64_t k = 1;
+        while (((uint64_t)1 << k) - 1 < i) k++;
+        if (i == ((uint64_t)1 << k) - 1) return (uint64_t)1 << (k - 1);
+        i -= ((uint64_t)1 << (k - 1)) - 1;
+    }
+}
+
 #endif

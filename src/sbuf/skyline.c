@@ -710,17 +710,6 @@ static int solve(sky *S, uint32_t a, uint32_t b)
     return SB_PACK_NONE;
 }
 
-/* Luby's sequence 1 1 2 1 1 2 4 1 1 2 ...: the restart limits. */
-static uint64_t luby(uint64_t i)
-{
-    for (;;) {
-        uint64_t k = 1;
-        while (((uint64_t)1 << k) - 1 < i) k++;
-        if (i == ((uint64_t)1 << k) - 1) return (uint64_t)1 << (k - 1);
-        i -= ((uint64_t)1 << (k - 1)) - 1;
-    }
-}
-
 static bool setup(sky *S)
 {
     const sb_pack_problem *p = S->p;
@@ -888,7 +877,7 @@ int sb_skyline_pack(const sb_pack_problem *p, sba_arena *ar, uint64_t budget, ui
     if (slack > 0) S.budget = budget / 4;
     for (uint64_t r = 1; feasible; r++) {
         S.fails = 0;
-        S.fail_limit = luby(r) * LUBY_UNIT * (uint64_t)(p->n < 1024 ? 1 : p->n / 1024);
+        S.fail_limit = sba_luby(r) * LUBY_UNIT * (uint64_t)(p->n < 1024 ? 1 : p->n / 1024);
         int x = solve_parts(&S, 0, S.K - 1);
         if (x != SK_RESTART) {
             result = x == SK_BUDGET ? SB_PACK_BUDGET : x;
