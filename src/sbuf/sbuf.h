@@ -264,6 +264,14 @@ int sb_skyline_pack(const sb_pack_problem *p, sba_arena *ar, uint64_t budget, ui
 int sb_strips_pack(const sb_pack_problem *p, const sba_allocator *a, uint64_t budget, uint64_t *work,
                    uint64_t *visited);
 
+/* ---- refill.c: the exact packer's search for 1-D tilings ---------------- */
+/* Where a 1-D problem (Q 1, no fixed rectangles) fills the capacity to the
+ * byte in every section, searches the orders of its nodes at each boundary
+ * with PQ-trees, within `budget` work units (scratch in ar). PACKED, NONE
+ * (found none, or the problem is not such a tiling: no proof), BUDGET or
+ * NOMEM; *work and *visited: what it spent. */
+int sb_refill_pack(const sb_pack_problem *p, sba_arena *ar, uint64_t budget, uint64_t *work, uint64_t *visited);
+
 /* ---- search.c: the exact packer ---------------------------------------- */
 /* The time sections that matter, of K sections cut at the end points of n
  * live ranges [s0[x], s1[x]]: those where some range starts and some range

@@ -1337,7 +1337,14 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
          * (but the run with wide bounds is the strips' alone) */
         const bool wide = kind == KIND_STRIPS_WIDE;
         pp.scale = wide ? STRIPS_WIDE : 1;
-        int sr = sb_strips_pack(&pp, ar->a, wide ? budget : budget / 2, &work, &visited);
+        /* a 1-D tiling: the orders by PQ-trees first, on a quarter */
+        int sr = SB_PACK_NONE;
+        if (S.Q == 1 && !S.nfixed && !wide) sr = sb_refill_pack(&pp, ar, budget / 4, &work, &visited);
+        if (sr != SB_PACK_PACKED && sr != SB_PACK_NOMEM) {
+            uint64_t w1 = 0, v1 = 0;
+            sr = sb_strips_pack(&pp, ar->a, wide ? budget : budget / 2, &w1, &v1);
+            work += w1, visited += v1;
+        }
         if (sr == SB_PACK_PACKED) left_over = 0;
         if (sr != SB_PACK_PACKED && sr != SB_PACK_NOMEM && !wide) {
             uint64_t w2 = 0, v2 = 0;

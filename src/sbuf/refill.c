@@ -1,0 +1,724 @@
+/* refill: the exact packer's search for 1-D tilings, by PQ-trees.
+ *
+ * Where a 1-D part has no slack (every section's nodes fill the capacity to
+ * the byte) and no fixed rectangles, a packing is a sequence of orders: at
+ * every time boundary the nodes that end leave runs of free bytes (the ones
+ * that end side by side merge), and the nodes that start fill those runs
+ * exactly, in any order. So a packing exists iff the ending nodes can be
+ * split into groups and the starting ones into as many groups of the same
+ * sums, such that each ending group is consecutive in the order before the
+ * boundary; its starters then take its room, in any order. That is the
+ * consecutive-ones problem of planarity testing by vertex addition (Lempel,
+ * Even and Cederbaum), and a PQ-tree (Booth and Lueker, 1976) holds every
+ * order consistent with the groups so far: leaves are the live nodes, a
+ * P-node's children go in any order, a Q-node's in the order kept or its
+ * reverse. Each group is made consecutive by the tree's reduction (the
+ * templates, written here as one pass over the tree: a partial node below
+ * the lowest node holding the whole group must become a Q-node with its
+ * group leaves at one end; at that node the group's leaves must form one run)
+ * and then replaced by a P-node of its starters. The tree decides the order
+ * within a run only when a later group needs it, so the walls an allocator
+ * reusing freed memory leaves (no cut in time or bytes splits them, which
+ * defeats the guillotine decomposition) pack without search in most cases.
+ *
+ * The search is over the groups: at each boundary, the first unassigned
+ * ending node takes the fewest others (singletons first), then a set of
+ * starters of the same sum (starters of the same size and end are the same
+ * choice); a reduction that fails is a dead end at once. Depth first, in
+ * time order, within the caller's budget; it only ever packs.
+ *
+ * The packing is read back from the last tree: its frontier in the kept
+ * order is the last boundary's order, and going back over the groups, each
+ * group's tree as reduced (kept, as trees are never changed but copied along
+ * the path to what changes) with the group's run marked gives the order
+ * before it: every node outside the run is ordered as in the order after,
+ * the run's nodes in the orientation of the Q-node around them. Addresses
+ * are prefix sums of sizes; a node gets the same one in every order it
+ * appears in, which is checked.
+ *
+ * Requires: nothing (a problem built by search.c). Produces: an address and
+ * option per node. Complexity: O(live nodes) per group and boundary when
+ * nothing is undone; exponential in the worst case, bounded by the budget. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/rng.h"
+#include "sbuf/sbuf.h"
+
+#define NO_NODE UINT32_MAX
+
+enum { PQ_LEAF, PQ_P, PQ_Q, PQ_BLOCK };
+enum { EMPTY, PARTIAL, FULL };
+/* Ending nodes in one group at most; sets of starters tried per group. */
+enum { MAX_GROUP = 8, MAX_STARTER_SETS = 8 };
+
+typedef struct pq_node {
+    uint8_t kind;
+    uint8_t ordered;        /* a block: its run kept in order (in a Q-node) */
+    uint32_t n, first;      /* children: kid[first .. first + n) */
+    uint32_t leaf;          /* a leaf: the problem's node */
+    uint32_t leaves;        /* leaves below */
+    uint32_t stamp, full;   /* the current group's leaves below, when stamp is the epoch */
+    int64_t key;            /* reading back: the least position of a leaf below */
+} pq_node;
+
+/* One group replaced: the tree before, reduced, with the group's run as the
+ * block; the starters that took it. */
+typedef struct rf_op {
+    uint32_t root_b, block;
+    uint32_t h0, h1;        /* starters: hs[h0 .. h1) */
+} rf_op;
+
+typedef struct rf {
+    const sb_pack_problem *p;
+    sba_arena *ar;
+    pq_node *nd;
+    uint32_t nnd, capnd;
+    uint32_t *kid;
+    uint32_t nkid, capkid;
+    uint32_t *seq;          /* scratch: children being assembled */
+    uint32_t nseq, capseq;
+    rf_op *op;
+    uint32_t nop, capop;
+    uint32_t *hs;
+    uint32_t nhs, caphs;
+    uint32_t *in_group;     /* per problem node: the epoch it is in the group being reduced */
+    uint32_t epoch, gsize;
+    uint32_t **ends, **starts; /* per boundary k: nodes with s1 == k - 1 and s0 == k */
+    uint32_t *nends, *nstarts;
+    uint32_t *pos;          /* reading back */
+    uint64_t work, budget, visited;
+    uint64_t seed;          /* this run's ties (0: none) */
+    uint64_t run_start, run_limit; /* groups tried, at this run's start and at most in it */
+    bool out;               /* budget spent */
+    bool restart;           /* this run's limit reached */
+} rf;
+
+static bool charge(rf *R, uint64_t units)
+{
+    R->work += units;
+    if (R->work > R->budget) R->out = true;
+    return !R->out && !R->restart;
+}
+
+static bool push(rf *R, uint32_t x)
+{
+    if (!sba_arena_grow(R->ar, (void **)&R->seq, &R->capseq, R->nseq + 1, sizeof *R->seq)) return false;
+    R->seq[R->nseq++] = x;
+    return true;
+}
+
+/* A node of `kind` over seq[a..nseq), which it takes off seq; one child is
+ * the child itself. NO_NODE when out of memory. */
+static uint32_t make(rf *R, uint8_t kind, uint32_t a)
+{
+    uint32_t n = R->nseq - a;
+    if (n == 1 && kind != PQ_BLOCK) return R->seq[--R->nseq];
+    if (!sba_arena_grow(R->ar, (void **)&R->nd, &R->capnd, R->nnd + 1, sizeof *R->nd) ||
+        !sba_arena_grow(R->ar, (void **)&R->kid, &R->capkid, R->nkid + n, sizeof *R->kid))
+        return NO_NODE;
+    pq_node *x = &R->nd[R->nnd];
+    *x = (pq_node){.kind = kind, .n = n, .first = R->nkid};
+    for (uint32_t i = 0; i < n; i++) x->leaves += R->nd[R->seq[a + i]].leaves;
+    memcpy(R->kid + R->nkid, R->seq + a, n * sizeof *R->kid);
+    R->nkid += n;
+    R->nseq = a;
+    R->work += 1 + n;
+    return R->nnd++;
+}
+
+static uint32_t make_leaf(rf *R, uint32_t i)
+{
+    if (!sba_arena_grow(R->ar, (void **)&R->nd, &R->capnd, R->nnd + 1, sizeof *R->nd)) return NO_NODE;
+    R->nd[R->nnd] = (pq_node){.kind = PQ_LEAF, .leaf = i, .leaves = 1};
+    return R->nnd++;
+}
+
+/* ---- reduction --------------------------------------------------------- */
+
+/* The group's leaves below x (memoized for this epoch). */
+static uint32_t full_below(rf *R, uint32_t x)
+{
+    pq_node *v = &R->nd[x];
+    if (v->stamp == R->epoch) return v->full;
+    R->work += 2; /* a call and a memo per node: twice a search step */
+    uint32_t f = 0;
+    if (v->kind == PQ_LEAF) f = R->in_group[v->leaf] == R->epoch;
+    else
+        for (uint32_t c = 0; c < v->n; c++) f += full_below(R, R->kid[R->nd[x].first + c]);
+    v = &R->nd[x];
+    v->stamp = R->epoch, v->full = f;
+    return f;
+}
+
+static int state(rf *R, uint32_t x)
+{
+    uint32_t f = full_below(R, x);
+    return f == 0 ? EMPTY : f == R->nd[x].leaves ? FULL : PARTIAL;
+}
+
+static uint32_t kid(const rf *R, uint32_t x, uint32_t c) { return R->kid[R->nd[x].first + c]; }
+
+/* Pushes the children of a P-node x in state s, as one node (a P-node of
+ * several); none when it has none. */
+static bool push_group(rf *R, uint32_t x, int s)
+{
+    uint32_t a = R->nseq;
+    for (uint32_t c = 0; c < R->nd[x].n; c++)
+        if (state(R, kid(R, x, c)) == s && !push(R, kid(R, x, c))) return false;
+    if (R->nseq == a) return true;
+    uint32_t g = make(R, PQ_P, a);
+    return g != NO_NODE && push(R, g);
+}
+
+/* Pushes the children of partial node x below the group's top node, in
+ * order, its empty ones first and its full ones last (a P-node's grouped);
+ * 0 when the group cannot be consecutive there, -1 out of memory. */
+static int singly_partial(rf *R, uint32_t x)
+{
+    const pq_node v = R->nd[x];
+    if (v.kind == PQ_P) {
+        uint32_t partial = NO_NODE;
+        for (uint32_t c = 0; c < v.n; c++)
+            if (state(R, kid(R, x, c)) == PARTIAL) {
+                if (partial != NO_NODE) return 0;
+                partial = kid(R, x, c);
+            }
+        if (!push_group(R, x, EMPTY)) return -1;
+        if (partial != NO_NODE) {
+            int r = singly_partial(R, partial);
+            if (r <= 0) return r;
+        }
+        return push_group(R, x, FULL) ? 1 : -1;
+    }
+    /* a Q-node: empty ones, at most one partial, then full ones to the end,
+     * in the kept order or its reverse */
+    for (int rev = 0; rev < 2; rev++) {
+        uint32_t i = 0, partial = NO_NODE;
+        while (i < v.n && state(R, kid(R, x, rev ? v.n - 1 - i : i)) == EMPTY) i++;
+        uint32_t j = i;
+        if (j < v.n && state(R, kid(R, x, rev ? v.n - 1 - j : j)) == PARTIAL) partial = j++;
+        while (j < v.n && state(R, kid(R, x, rev ? v.n - 1 - j : j)) == FULL) j++;
+        if (j < v.n) continue;
+        for (uint32_t c = 0; c < v.n; c++) {
+            uint32_t y = kid(R, x, rev ? v.n - 1 - c : c);
+            if (c == partial) {
+                int r = singly_partial(R, y);
+                if (r <= 0) return r;
+            } else if (!push(R, y)) return -1;
+        }
+        return 1;
+    }
+    return 0;
+}
+
+/* Reverses seq[a..nseq). */
+static void reverse(rf *R, uint32_t a)
+{
+    for (uint32_t i = a, j = R->nseq; i + 1 < j; i++, j--) {
+        uint32_t t = R->seq[i];
+        R->seq[i] = R->seq[j - 1], R->seq[j - 1] = t;
+    }
+}
+
+/* Rebuilds x, the lowest node holding the whole group, so that the group's
+ * leaves are one run, as two nodes: *with_block has the run as *block (the
+ * tree as reduced), *with_new has `fresh` in its place. 0 when the group
+ * cannot be consecutive, -1 out of memory. */
+static int rebuild_top(rf *R, uint32_t x, uint32_t fresh, uint32_t *with_block, uint32_t *block,
+                       uint32_t *with_new)
+{
+    const pq_node v = R->nd[x];
+    const uint32_t base = R->nseq;
+    if (state(R, x) == FULL) {
+        if (!push(R, x) || (*block = make(R, PQ_BLOCK, base)) == NO_NODE) return -1;
+        *with_block = *block, *with_new = fresh;
+        return 1;
+    }
+    /* seq[base .. core): a P-node's empty children, which stay its own;
+     * seq[core ..): the rebuilt sequence, [empty side] run [empty side] */
+    bool ordered = true;
+    uint32_t core = base;
+    if (v.kind == PQ_P) {
+        uint32_t part[2], np = 0;
+        for (uint32_t c = 0; c < v.n; c++) {
+            uint32_t y = kid(R, x, c);
+            int s = state(R, y);
+            if (s == PARTIAL) {
+                if (np == 2) return 0;
+                part[np++] = y;
+            } else if (s == EMPTY && !push(R, y)) return -1;
+        }
+        core = R->nseq;
+        if (np == 0) {
+            ordered = false;
+            for (uint32_t c = 0; c < v.n; c++)
+                if (state(R, kid(R, x, c)) == FULL && !push(R, kid(R, x, c))) return -1;
+        } else {
+            int r = singly_partial(R, part[0]);
+            if (r <= 0) return r;
+            if (!push_group(R, x, FULL)) return -1;
+            if (np == 2) {
+                uint32_t b = R->nseq;
+                if ((r = singly_partial(R, part[1])) <= 0) return r;
+                reverse(R, b);
+            }
+        }
+    } else {
+        /* a Q-node: [empty] [partial] full* [partial] [empty], the partial
+         * ones with their full sides inwards */
+        uint32_t i = 0, j = v.n;
+        while (i < v.n && state(R, kid(R, x, i)) == EMPTY) i++;
+        while (j > i && state(R, kid(R, x, j - 1)) == EMPTY) j--;
+        for (uint32_t c = i + 1; c + 1 < j; c++)
+            if (state(R, kid(R, x, c)) != FULL) return 0;
+        for (uint32_t c = 0; c < v.n; c++) {
+            uint32_t y = kid(R, x, c);
+            if (c < i || c >= j || state(R, y) != PARTIAL) {
+                if (!push(R, y)) return -1;
+                continue;
+            }
+            uint32_t b = R->nseq;
+            int r = singly_partial(R, y);
+            if (r <= 0) return r;
+            if (c + 1 == j && c != i) reverse(R, b);
+        }
+    }
+    /* the run of full entries becomes the block */
+    const uint32_t end = R->nseq;
+    uint32_t f0 = core, f1;
+    while (f0 < end && state(R, R->seq[f0]) != FULL) f0++;
+    for (f1 = f0; f1 < end && state(R, R->seq[f1]) == FULL; f1++) {}
+    for (uint32_t c = f0; c < f1; c++)
+        if (!push(R, R->seq[c])) return -1;
+    if ((*block = make(R, PQ_BLOCK, end)) == NO_NODE) return -1;
+    R->nd[*block].ordered = ordered;
+    uint32_t out[2] = {*block, fresh};
+    for (int w = 0; w < 2; w++) {
+        uint32_t a = R->nseq;
+        for (uint32_t c = core; c < f0; c++)
+            if (!push(R, R->seq[c])) return -1;
+        if (!push(R, out[w])) return -1;
+        for (uint32_t c = f1; c < end; c++)
+            if (!push(R, R->seq[c])) return -1;
+        uint32_t y = make(R, PQ_Q, a);
+        if (y == NO_NODE) return -1;
+        if (core > base) {
+            /* beside a P-node's empty children, which stay its own */
+            a = R->nseq;
+            for (uint32_t c = base; c < core; c++)
+                if (!push(R, R->seq[c])) return -1;
+            if (!push(R, y) || (y = make(R, PQ_P, a)) == NO_NODE) return -1;
+        }
+        out[w] = y;
+    }
+    R->nseq = base;
+    *with_block = out[0], *with_new = out[1];
+    return 1;
+}
+
+/* Makes the group (in_group at this epoch, gsize leaves) consecutive in the
+ * tree `root` and replaces it by `fresh`: *root_b is the tree reduced, with
+ * the run as *block; *root_h the tree after. 0 when it cannot be, -1 out
+ * of memory. */
+static int replace_group(rf *R, uint32_t root, uint32_t fresh, uint32_t *root_b, uint32_t *block,
+                         uint32_t *root_h)
+{
+    if (full_below(R, root) != R->gsize) return 0;
+    /* down to the lowest node holding the whole group */
+    uint32_t base = R->nseq, x = root;
+    for (;;) {
+        const pq_node v = R->nd[x];
+        if (v.kind == PQ_LEAF) break;
+        uint32_t c = 0;
+        while (c < v.n && full_below(R, kid(R, x, c)) != R->gsize) c++;
+        if (c == v.n) break;
+        if (!push(R, x) || !push(R, c)) return -1;
+        x = kid(R, x, c);
+    }
+    uint32_t path_end = R->nseq;
+    uint32_t nb, nh;
+    int r = rebuild_top(R, x, fresh, &nb, block, &nh);
+    if (r <= 0) {
+        R->nseq = base;
+        return r;
+    }
+    /* copy the path, twice */
+    for (uint32_t e = path_end; e > base; e -= 2) {
+        uint32_t parent = R->seq[e - 2], at = R->seq[e - 1];
+        uint32_t ver[2] = {nb, nh};
+        for (int w = 0; w < 2; w++) {
+            uint32_t a = R->nseq;
+            for (uint32_t c = 0; c < R->nd[parent].n; c++)
+                if (!push(R, c == at ? ver[w] : kid(R, parent, c))) return -1;
+            uint32_t y = make(R, R->nd[parent].kind, a);
+            if (y == NO_NODE) return -1;
+            ver[w] = y;
+        }
+        nb = ver[0], nh = ver[1];
+    }
+    R->nseq = base;
+    *root_b = nb, *root_h = nh;
+    return 1;
+}
+
+/* ---- the search over groups --------------------------------------------- */
+
+typedef struct rf_search {
+    uint32_t *ends_used, *starts_used; /* per problem node */
+    uint32_t *as;                      /* the groups' ending nodes, a stack */
+    uint32_t *maxa;                    /* per boundary: ending nodes a group may hold */
+    uint32_t nas;
+    uint32_t final_root;
+} rf_search;
+
+static int boundary(rf *R, rf_search *F, uint32_t k, uint32_t root);
+static int next_group(rf *R, rf_search *F, uint32_t k, uint32_t root);
+
+/* Replaces the group as[a0 .. nas) by the starters hs[h0 .. nhs), then goes
+ * on with the next group. */
+static int apply_group(rf *R, rf_search *F, uint32_t k, uint32_t root, uint32_t a0, uint32_t h0)
+{
+    if (++R->visited - R->run_start > R->run_limit) R->restart = true;
+    if (!charge(R, 1)) return 0;
+    const uint32_t mark_nd = R->nnd, mark_kid = R->nkid, mark_seq = R->nseq;
+    R->epoch++;
+    R->gsize = F->nas - a0;
+    for (uint32_t x = a0; x < F->nas; x++) R->in_group[F->as[x]] = R->epoch;
+    uint32_t a = R->nseq;
+    for (uint32_t x = h0; x < R->nhs; x++) {
+        uint32_t leaf = make_leaf(R, R->hs[x]);
+        if (leaf == NO_NODE || !push(R, leaf)) return -1;
+    }
+    uint32_t fresh = make(R, PQ_P, a), root_b, block, root_h;
+    if (fresh == NO_NODE) return -1;
+    int r = replace_group(R, root, fresh, &root_b, &block, &root_h);
+    if (r == 1) {
+        if (!sba_arena_grow(R->ar, (void **)&R->op, &R->capop, R->nop + 1, sizeof *R->op)) return -1;
+        R->op[R->nop++] = (rf_op){root_b, block, h0, R->nhs};
+        r = next_group(R, F, k, root_h);
+        if (r != 1) R->nop--;
+    }
+    if (r == 0) R->nnd = mark_nd, R->nkid = mark_kid, R->nseq = mark_seq;
+    return r;
+}
+
+/* Chooses the starters of the group as[a0 .. nas), of sum `need`, from
+ * starts[k][j ..]: identical starters (same size and end) are taken as a
+ * prefix, so each choice is made once. *tries counts the sets tried. */
+static int pick_starters(rf *R, rf_search *F, uint32_t k, uint32_t root, uint32_t a0, uint32_t h0, uint32_t j,
+                         int64_t need, uint32_t *tries)
+{
+    if (need == 0) {
+        if (++*tries > MAX_STARTER_SETS) return 0;
+        return apply_group(R, F, k, root, a0, h0);
+    }
+    const sb_pack_node *nodes = R->p->nodes;
+    const uint32_t *st = R->starts[k], ns = R->nstarts[k], j0 = j;
+    while (j < ns && (F->starts_used[st[j]] || nodes[st[j]].size > need)) j++;
+    if (!charge(R, 1 + (j - j0)) || j == ns) return 0;
+    uint32_t i = st[j];
+    if (!sba_arena_grow(R->ar, (void **)&R->hs, &R->caphs, R->nhs + 1, sizeof *R->hs)) return -1;
+    R->hs[R->nhs++] = i;
+    F->starts_used[i] = 1;
+    int r = pick_starters(R, F, k, root, a0, h0, j + 1, need - nodes[i].size, tries);
+    F->starts_used[i] = 0;
+    R->nhs--;
+    if (r != 0) return r;
+    /* leave it, and the ones like it */
+    uint32_t j2 = j + 1;
+    while (j2 < ns && nodes[st[j2]].size == nodes[i].size && nodes[st[j2]].s1 == nodes[i].s1) j2++;
+    return pick_starters(R, F, k, root, a0, h0, j2, need, tries);
+}
+
+/* Adds `more` ending nodes from ends[k][j ..] to the group as[a0 .. nas),
+ * then picks its starters. */
+static int pick_enders(rf *R, rf_search *F, uint32_t k, uint32_t root, uint32_t a0, uint32_t j, uint32_t more,
+                       int64_t sum)
+{
+    if (more == 0) {
+        uint32_t tries = 0;
+        return pick_starters(R, F, k, root, a0, R->nhs, 0, sum, &tries);
+    }
+    const uint32_t *en = R->ends[k], ne = R->nends[k];
+    for (; j < ne; j++) {
+        uint32_t i = en[j];
+        if (F->ends_used[i]) continue;
+        if (!charge(R, 1)) return 0;
+        F->ends_used[i] = 1;
+        F->as[F->nas++] = i;
+        int r = pick_enders(R, F, k, root, a0, j + 1, more - 1, sum + R->p->nodes[i].size);
+        F->nas--;
+        F->ends_used[i] = 0;
+        if (r != 0) return r;
+    }
+    return 0;
+}
+
+/* The next group of boundary k: its first ending node left, with up to
+ * maxa[k] - 1 others. */
+static int next_group(rf *R, rf_search *F, uint32_t k, uint32_t root)
+{
+    const uint32_t *en = R->ends[k], ne = R->nends[k];
+    uint32_t first = NO_NODE, left = 0;
+    for (uint32_t j = 0; j < ne; j++)
+        if (!F->ends_used[en[j]]) left++, first = first == NO_NODE ? j : first;
+    if (first == NO_NODE) return boundary(R, F, k + 1, root); /* every starter is placed too: the sums match */
+    uint32_t i = en[first];
+    F->ends_used[i] = 1;
+    uint32_t a0 = F->nas;
+    F->as[F->nas++] = i;
+    int r = 0;
+    for (uint32_t more = 0; more < left && more < F->maxa[k] && r == 0 && !R->out && !R->restart; more++)
+        r = pick_enders(R, F, k, root, a0, first + 1, more, R->p->nodes[i].size);
+    F->nas--;
+    F->ends_used[i] = 0;
+    return r;
+}
+
+/* Boundary k and the ones after: the finest groups first (every group
+ * one ending node, then up to two, ...): runs merge only where no finer
+ * split of the boundary fits the tree. */
+static int boundary(rf *R, rf_search *F, uint32_t k, uint32_t root)
+{
+    while (k < R->p->K && !R->nends[k]) k++;
+    if (k >= R->p->K) {
+        F->final_root = root;
+        return 1;
+    }
+    int r = 0;
+    for (uint32_t m = 1; m <= MAX_GROUP && r == 0 && !R->out && !R->restart; m++) {
+        F->maxa[k] = m;
+        r = next_group(R, F, k, root);
+        if (m >= R->nends[k]) break;
+    }
+    return r;
+}
+
+/* ---- reading the packing back ----------------------------------------- */
+
+typedef struct rf_key {
+    int64_t key;
+    uint32_t node;
+} rf_key;
+
+static int cmp_key(const void *a, const void *b)
+{
+    const rf_key *x = a, *y = b;
+    return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* The least position below x of a leaf after the group (the block: its
+ * starters'). */
+static int64_t key_of(rf *R, uint32_t x, int64_t block_key)
+{
+    pq_node *v = &R->nd[x];
+    if (v->kind == PQ_BLOCK) return v->key = block_key;
+    if (v->kind == PQ_LEAF) return v->key = R->pos[v->leaf];
+    int64_t k = INT64_MAX;
+    for (uint32_t c = 0; c < v->n; c++) {
+        int64_t y = key_of(R, R->kid[R->nd[x].first + c], block_key);
+        if (y < k) k = y;
+    }
+    return R->nd[x].key = k;
+}
+
+/* Appends x's leaves to out[*n ..] in the order the keys give (inside the
+ * block, as kept: its nodes are gone after the group). */
+static bool emit(rf *R, uint32_t x, bool keyed, bool reversed, uint32_t *out, uint32_t *n)
+{
+    const pq_node v = R->nd[x];
+    if (v.kind == PQ_LEAF) {
+        out[(*n)++] = v.leaf;
+        return true;
+    }
+    if (!keyed || v.kind == PQ_BLOCK) {
+        for (uint32_t c = 0; c < v.n; c++)
+            if (!emit(R, kid(R, x, reversed ? v.n - 1 - c : c), false, false, out, n)) return false;
+        return true;
+    }
+    if (v.kind == PQ_Q) {
+        bool fwd = R->nd[kid(R, x, 0)].key <= R->nd[kid(R, x, v.n - 1)].key;
+        for (uint32_t c = 0; c < v.n; c++) {
+            uint32_t y = kid(R, x, fwd ? c : v.n - 1 - c);
+            bool rev = R->nd[y].kind == PQ_BLOCK && R->nd[y].ordered && !fwd;
+            if (!emit(R, y, true, rev, out, n)) return false;
+        }
+        return true;
+    }
+    rf_key *ks = sba_arena_array(R->ar, v.n, sizeof *ks);
+    if (!ks) return false;
+    for (uint32_t c = 0; c < v.n; c++) ks[c] = (rf_key){R->nd[kid(R, x, c)].key, kid(R, x, c)};
+    qsort(ks, v.n, sizeof *ks, cmp_key);
+    R->work += 4ull * v.n;
+    for (uint32_t c = 0; c < v.n; c++)
+        if (!emit(R, ks[c].node, true, false, out, n)) return false;
+    return true;
+}
+
+/* Addresses of the order's nodes, prefix sums; false where a node already
+ * had another (the orders disagree: never, if the trees are right). */
+static bool addresses(rf *R, const uint32_t *order, uint32_t n)
+{
+    int64_t at = 0;
+    for (uint32_t x = 0; x < n; x++) {
+        uint32_t i = order[x];
+        if (R->p->off[i] >= 0 && R->p->off[i] != at) return false;
+        R->p->off[i] = at;
+        R->pos[i] = x;
+        at += R->p->nodes[i].size;
+    }
+    return at == R->p->cap;
+}
+
+/* 1 when every node has its address, 0 when the orders disagree, -1 out
+ * of memory. */
+static int read_back(rf *R, uint32_t final_root)
+{
+    uint32_t *order = sba_arena_array(R->ar, (size_t)R->p->n + 1, sizeof *order), n = 0;
+    if (!order || !R->pos) return -1;
+    for (uint32_t i = 0; i < R->p->n; i++) R->p->off[i] = -1;
+    if (!emit(R, final_root, false, false, order, &n)) return -1;
+    if (!addresses(R, order, n)) return 0;
+    for (uint32_t o = R->nop; o-- > 0;) {
+        const rf_op *op = &R->op[o];
+        int64_t bk = INT64_MAX;
+        for (uint32_t x = op->h0; x < op->h1; x++)
+            if (R->pos[R->hs[x]] < bk) bk = R->pos[R->hs[x]];
+        key_of(R, op->root_b, bk);
+        n = 0;
+        if (!emit(R, op->root_b, true, false, order, &n)) return -1;
+        if (!addresses(R, order, n)) return 0;
+    }
+    for (uint32_t i = 0; i < R->p->n; i++)
+        if (R->p->off[i] < 0) return 0;
+    return 1;
+}
+
+/* ---- entry -------------------------------------------------------------- */
+
+typedef struct rf_order {
+    int64_t size;
+    uint64_t tie;
+    uint32_t s1, i;
+} rf_order;
+
+/* Largest first, then the run's ties, then the earliest end. */
+static int cmp_size_end(const void *a, const void *b)
+{
+    const rf_order *x = a, *y = b;
+    if (x->size != y->size) return x->size > y->size ? -1 : 1;
+    if (x->tie != y->tie) return x->tie < y->tie ? -1 : 1;
+    if (x->s1 != y->s1) return x->s1 < y->s1 ? -1 : 1;
+    return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* Sorts a boundary's nodes, largest first. Equal sizes are where a run
+ * goes wrong (which of two slots of a size a starter takes shows only when
+ * something beside it ends), so after the first run their order is drawn
+ * from the run's seed: per node among ending ones, per size and end among
+ * starting ones, which keeps identical starters together. */
+static bool sort_by_size_end(rf *R, uint32_t *ids, uint32_t n, bool ending)
+{
+    if (n < 2) return true;
+    rf_order *o = sba_arena_array(R->ar, n, sizeof *o);
+    if (!o) return false;
+    for (uint32_t x = 0; x < n; x++) {
+        const sb_pack_node *nd = &R->p->nodes[ids[x]];
+        uint64_t what = ending ? ids[x] : (uint64_t)nd->size * 0x100000001ull + nd->s1;
+        o[x] = (rf_order){nd->size, R->seed ? sba_mix64(R->seed ^ sba_mix64(what)) : 0, nd->s1, ids[x]};
+    }
+    qsort(o, n, sizeof *o, cmp_size_end);
+    for (uint32_t x = 0; x < n; x++) ids[x] = o[x].i;
+    R->work += 4ull * n;
+    return true;
+}
+
+/* The problem's boundaries: ends[k] (nodes with s1 == k - 1) and starts[k]
+ * (s0 == k), each largest first, then by end; false where some section is
+ * not full to the capacity. */
+static bool boundaries(rf *R)
+{
+    const sb_pack_problem *p = R->p;
+    const uint32_t K = p->K;
+    int64_t *load = sba_arena_array(R->ar, (size_t)K + 1, sizeof *load);
+    R->ends = sba_arena_array(R->ar, (size_t)K + 1, sizeof *R->ends);
+    R->starts = sba_arena_array(R->ar, (size_t)K + 1, sizeof *R->starts);
+    R->nends = sba_arena_array(R->ar, (size_t)K + 1, sizeof *R->nends);
+    R->nstarts = sba_arena_array(R->ar, (size_t)K + 1, sizeof *R->nstarts);
+    if (!load || !R->ends || !R->starts || !R->nends || !R->nstarts) return false;
+    for (uint32_t i = 0; i < p->n; i++) {
+        const sb_pack_node *nd = &p->nodes[i];
+        if (nd->s0 > nd->s1 || nd->s1 >= K || nd->size <= 0) return false;
+        load[nd->s0] += nd->size, load[nd->s1 + 1] -= nd->size;
+        R->nstarts[nd->s0]++, R->nends[nd->s1 + 1]++;
+    }
+    int64_t cur = 0;
+    for (uint32_t k = 0; k < K; k++)
+        if ((cur += load[k]) != p->cap) return false;
+    for (uint32_t k = 0; k <= K; k++) {
+        if (R->nstarts[k] && !(R->starts[k] = sba_arena_array(R->ar, R->nstarts[k], sizeof **R->starts))) return false;
+        if (R->nends[k] && !(R->ends[k] = sba_arena_array(R->ar, R->nends[k], sizeof **R->ends))) return false;
+        R->nstarts[k] = R->nends[k] = 0;
+    }
+    for (uint32_t i = 0; i < p->n; i++) {
+        R->starts[p->nodes[i].s0][R->nstarts[p->nodes[i].s0]++] = i;
+        R->ends[p->nodes[i].s1 + 1][R->nends[p->nodes[i].s1 + 1]++] = i;
+    }
+    R->work += 4ull * p->n + K;
+    return true;
+}
+
+int sb_refill_pack(const sb_pack_problem *p, sba_arena *ar, uint64_t budget, uint64_t *work, uint64_t *visited)
+{
+    *work = *visited = 0;
+    if (p->Q != 1 || p->nfixed || p->n < 2 || p->K < 1) return SB_PACK_NONE;
+    rf R = {.p = p, .ar = ar, .budget = budget, .epoch = 1};
+    rf_search F = {0};
+    int result = SB_PACK_NONE;
+    if (!boundaries(&R)) goto done;
+    R.in_group = sba_arena_array(ar, p->n, sizeof *R.in_group);
+    R.pos = sba_arena_array(ar, p->n, sizeof *R.pos);
+    F.ends_used = sba_arena_array(ar, p->n, sizeof *F.ends_used);
+    F.starts_used = sba_arena_array(ar, p->n, sizeof *F.starts_used);
+    F.as = sba_arena_array(ar, p->n, sizeof *F.as);
+    F.maxa = sba_arena_array(ar, (size_t)p->K + 1, sizeof *F.maxa);
+    if (!R.in_group || !R.pos || !F.ends_used || !F.starts_used || !F.as || !F.maxa) goto nomem;
+    /* runs with restarts: a run that tried more groups than its limit (the
+     * nodes times Luby's sequence: a run without a dead end tries about
+     * one group per node) starts again with other ties */
+    for (uint64_t run = 1; result == SB_PACK_NONE && !R.out; run++) {
+        R.seed = run == 1 ? 0 : sba_mix64(p->seed + run);
+        R.run_start = R.visited, R.run_limit = 2 * (uint64_t)p->n * sba_luby(run);
+        R.restart = false;
+        R.nnd = R.nkid = R.nseq = R.nop = R.nhs = 0;
+        for (uint32_t k = 0; k <= p->K; k++)
+            if (!sort_by_size_end(&R, R.starts[k], R.nstarts[k], false) ||
+                !sort_by_size_end(&R, R.ends[k], R.nends[k], true))
+                goto nomem;
+        /* the first boundary: every starter in any order */
+        for (uint32_t x = 0; x < R.nstarts[0]; x++) {
+            uint32_t leaf = make_leaf(&R, R.starts[0][x]);
+            if (leaf == NO_NODE || !push(&R, leaf)) goto nomem;
+        }
+        uint32_t root = make(&R, PQ_P, 0);
+        if (root == NO_NODE) goto nomem;
+        for (uint32_t x = 0; x < R.nstarts[0]; x++) F.starts_used[R.starts[0][x]] = 1;
+        int r = boundary(&R, &F, 1, root);
+        if (r < 0 || ar->failed) goto nomem;
+        if (r == 1) {
+            int b = read_back(&R, F.final_root);
+            if (b < 0) goto nomem;
+            if (b == 0) break; /* the orders disagree: a defect, never a packing */
+            for (uint32_t i = 0; i < p->n; i++) p->opt[i] = 0;
+            result = SB_PACK_PACKED;
+        }
+    }
+    if (result == SB_PACK_NONE && R.out) result = SB_PACK_BUDGET;
+    goto done;
+nomem:
+    result = SB_PACK_NOMEM;
+done:
+    *work = R.work, *visited = R.visited;
+    return result;
+}
