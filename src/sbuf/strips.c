@@ -1220,7 +1220,18 @@ static int pack_padded(const sb_pack_problem *p, const sba_allocator *a, uint64_
         sb_pack_problem padded = *p;
         padded.n = n, padded.nodes = nodes, padded.off = off, padded.opt = opt, padded.slack = NULL;
         uint64_t w = 0, v = 0;
-        r = sb_strips_pack(&padded, a, budget - *work, &w, &v);
+        if (p->Q == 1) {
+            /* a 1-D tiling: its orders by PQ-trees first, on a quarter of
+             * what is left (refill.c), where no guillotine cut is needed */
+            sba_arena ar;
+            sba_arena_init(&ar, a);
+            r = sb_refill_pack(&padded, &ar, (budget - *work) / 4, &w, &v);
+            sba_arena_free(&ar);
+            *work += w, *visited += v;
+            if (r == SB_PACK_NOMEM) break;
+            w = v = 0;
+        }
+        if (r != SB_PACK_PACKED) r = sb_strips_pack(&padded, a, budget - *work, &w, &v);
         *work += w, *visited += v;
     }
     if (r == SB_PACK_PACKED)
