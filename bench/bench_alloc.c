@@ -19,8 +19,10 @@
  *     to 3 (--planted-seeds); a 2-D family dense in time (`--span` a sixth
  *     of the tensors); and a 1-D family with 5 % of the tiling left
  *     out (`--holes 5`), which has slack; 1-D and 2-D families grown as
- *     memory reused over time (`--walls`), which no guillotine cut splits;
- *     colouring only, at most 30 s of CPU each;
+ *     memory reused over time (`--walls`), which no guillotine cut splits,
+ *     and the 1-D one with 2 % of its tensors left out (as an allocation
+ *     trace with some buffers missing); colouring only, at most 30 s of
+ *     CPU each;
  *   - MiniMalloc's challenging instances (capacity 1 MiB) with 2 % of their
  *     buffers left out, chosen by seeds 1 to --planted-seeds: a subset of a
  *     packable instance packs, and the slack the missing buffers leave is
@@ -89,7 +91,8 @@ enum { PLANTED_TIMEOUT = 30, PLANTED_CAPACITY = 65536 };
  * span a sixth of the tensor count, so many more are live at once); and
  * 1-D with 5 % of the tiling left out, slack as in MiniMalloc's challenging
  * instances, where the guillotine decomposition does not apply; walls,
- * 1-D and 2-D, zero slack with no guillotine cuts. */
+ * 1-D and 2-D, zero slack with no guillotine cuts, and 1-D walls with 2 %
+ * left out. */
 static const struct {
     const char *name, *title;
     bool one_d;
@@ -103,6 +106,7 @@ static const struct {
     {"1-D 5% holes", "1-D, 5 % holes", true, 5, 0, false},
     {"1-D walls", "1-D walls (`--walls`, span tensors / 4)", true, 0, 0, true},
     {"2-D walls", "2-D walls (`--walls`, q:h:f 1:1:1, span tensors / 4)", false, 0, 0, true},
+    {"1-D walls 2% holes", "1-D walls, 2 % holes (`--walls --holes 2`, span tensors / 4)", true, 2, 0, true},
 };
 enum { PLANTED_FAMILIES = sizeof PLANTED / sizeof PLANTED[0] };
 

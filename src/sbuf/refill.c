@@ -49,8 +49,10 @@
 
 enum { PQ_LEAF, PQ_P, PQ_Q, PQ_BLOCK };
 enum { EMPTY, PARTIAL, FULL };
-/* Ending nodes in one group at most; sets of starters tried per group. */
-enum { MAX_GROUP = 8, MAX_STARTER_SETS = 8 };
+/* Ending nodes in one group at most; sets of starters tried per group;
+ * nodes of a problem at most (the search recurses a few frames per group,
+ * so this bounds its stack to a few megabytes). */
+enum { MAX_GROUP = 8, MAX_STARTER_SETS = 8, MAX_NODES = 4096 };
 
 typedef struct pq_node {
     uint8_t kind;
@@ -672,7 +674,7 @@ static bool boundaries(rf *R)
 int sb_refill_pack(const sb_pack_problem *p, sba_arena *ar, uint64_t budget, uint64_t *work, uint64_t *visited)
 {
     *work = *visited = 0;
-    if (p->Q != 1 || p->nfixed || p->n < 2 || p->K < 1) return SB_PACK_NONE;
+    if (p->Q != 1 || p->nfixed || p->n < 2 || p->n > MAX_NODES || p->K < 1) return SB_PACK_NONE;
     rf R = {.p = p, .ar = ar, .budget = budget, .epoch = 1};
     rf_search F = {0};
     int result = SB_PACK_NONE;
