@@ -51,7 +51,9 @@
  * The runs (PLAN): first the quick ones, each on a sixty-fourth of the
  * part's budget: the skyline tiling search (skyline.c), with every node
  * taking its whole band (so the quarters a node of fewer partitions leaves
- * free are given up with it), then with its exact quarters; six greedy
+ * free are given up with it), then with its exact quarters (in each, a
+ * 1-D part with no slack is first searched by its orders, refill.c, on a
+ * quarter, then cut by the strips); six greedy
  * runs (by area, start and end, and in MiniMalloc's three orders) and the
  * time sweeps. A part with no slack (or, in 1-D, one the strips cut with
  * a little) then gets the skyline by bands on half of what is left, and

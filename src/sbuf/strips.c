@@ -85,9 +85,10 @@
  * Slack. A 1-D part with a little slack (at most an eighth of its room,
  * as MiniMalloc's instances: a tiling with some tiles left out) is first
  * padded: its free room becomes padding nodes, in up to PAD_TRIES ways
- * (pack_padded), and the padded part, a tiling, is cut as above, on an
- * eighth of the budget (where the padding reads the holes right, that
- * packs at once). Then it is cut as above with the loads relaxed: a
+ * (pack_padded), and the padded part, a tiling, is searched by its orders
+ * (refill.c: no guillotine cut is needed there) on a quarter of what is
+ * left and then cut as above, on an eighth of the budget in all (where the
+ * padding reads the holes right, that packs at once). Then it is cut as above with the loads relaxed: a
  * strip's set may hold less than A in a section, by no more than the part
  * has free there (what it leaves is
  * room the rest cannot use), so A is only known to lie between the set's
