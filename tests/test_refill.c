@@ -243,6 +243,14 @@ Test(refill, packs_planted_functions_of_reused_memory)
     for (uint64_t seed = 1; seed <= 3; seed++) planted_walls_pack(seed, 300, 0);
 }
 
+Test(refill, packs_a_planted_function_of_1000_tensors_by_looking_ahead)
+{
+    /* the groups the sums force, checked while they can still be made
+     * consecutive, meet a wrong order of a run when it is made: without
+     * that this one spilled 95 tensors */
+    planted_walls_pack(2, 1000, 0);
+}
+
 Test(refill, packs_padded_functions_of_reused_memory_with_holes)
 {
     /* some tensors left out: the strips pad the free room into a tiling,

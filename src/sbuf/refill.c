@@ -89,6 +89,11 @@ typedef struct rf {
     uint32_t **ends, **starts; /* per boundary k: nodes with s1 == k - 1 and s0 == k */
     uint32_t *nends, *nstarts;
     uint32_t *pos;          /* reading back */
+    /* groups the sums force (see forced_groups): members fm[fg_of[g] ..
+     * fg_of[g + 1]), ending at boundary fg_end[g]; checked, by order of
+     * their last member's start, from chk_at[k] when boundary k is done */
+    uint32_t *fm, *fg_of, *fg_end, *chk_at, *chk;
+    uint32_t nfg;
     uint64_t work, budget, visited;
     uint64_t seed;          /* this run's ties (0: none) */
     uint64_t run_start, run_limit; /* groups tried, at this run's start and at most in it */
@@ -364,6 +369,147 @@ static int replace_group(rf *R, uint32_t root, uint32_t fresh, uint32_t *root_b,
     return 1;
 }
 
+/* ---- looking ahead: groups the sums force ------------------------------ */
+
+/* Where at boundary k no set of ending nodes that holds x but not y sums
+ * to a sum of starters, x and y are in one run in every packing: such a
+ * group's nodes, once all have started, may have between them only nodes
+ * that end by k (they are gone when the group's run forms). So the tree,
+ * its longer-lived leaves and the group's alone, must let the group be
+ * consecutive: checked when the group's last node has started, which
+ * meets a wrong order of a run as soon as it is made rather than when the
+ * run ends. Boundaries of at most FORCED_ENDS ending nodes. */
+enum { FORCED_ENDS = 12, FORCED_UNITS = 1 << 20 };
+
+static uint32_t uf_find(uint32_t *up, uint32_t x)
+{
+    while (up[x] != x) x = up[x] = up[up[x]];
+    return x;
+}
+
+static bool forced_groups(rf *R)
+{
+    const sb_pack_problem *p = R->p;
+    const int64_t unit = p->align > 0 ? p->align : 1;
+    uint32_t nfg = 0, nfm = 0;
+    R->fm = sba_arena_array(R->ar, (size_t)p->n + 1, sizeof *R->fm);
+    R->fg_of = sba_arena_array(R->ar, (size_t)p->n / 2 + 2, sizeof *R->fg_of);
+    R->fg_end = sba_arena_array(R->ar, (size_t)p->n / 2 + 2, sizeof *R->fg_end);
+    R->chk_at = sba_arena_array(R->ar, (size_t)p->K + 2, sizeof *R->chk_at);
+    R->chk = sba_arena_array(R->ar, (size_t)p->n / 2 + 2, sizeof *R->chk);
+    int64_t *sum = sba_arena_array(R->ar, (size_t)1 << FORCED_ENDS, sizeof *sum);
+    uint8_t *sep = sba_arena_array(R->ar, FORCED_ENDS * FORCED_ENDS, 1);
+    if (!R->fm || !R->fg_of || !R->fg_end || !R->chk_at || !R->chk || !sum || !sep) return false;
+    uint64_t *ss = NULL;
+    uint32_t capss = 0;
+    for (uint32_t k = 1; k < p->K; k++) {
+        const uint32_t ne = R->nends[k], ns = R->nstarts[k];
+        if (ne < 2 || ne > FORCED_ENDS || !ns) continue;
+        int64_t total = 0;
+        for (uint32_t x = 0; x < ne; x++) total += p->nodes[R->ends[k][x]].size / unit;
+        if (total > FORCED_UNITS) continue;
+        /* the starters' subset sums, in units up to the total */
+        uint32_t words = (uint32_t)(total / 64 + 1);
+        if (!sba_arena_grow(R->ar, (void **)&ss, &capss, words, sizeof *ss)) return false;
+        memset(ss, 0, words * sizeof *ss);
+        ss[0] = 1;
+        for (uint32_t y = 0; y < ns; y++) {
+            int64_t w = p->nodes[R->starts[k][y]].size / unit;
+            uint32_t ws = (uint32_t)(w / 64), bs = (uint32_t)(w % 64);
+            for (uint32_t d = words; d-- > ws;) {
+                uint64_t v = ss[d - ws] << bs;
+                if (bs && d > ws) v |= ss[d - ws - 1] >> (64 - bs);
+                ss[d] |= v;
+            }
+        }
+        R->work += (uint64_t)ns * words + ((uint64_t)1 << ne) * ne;
+        memset(sep, 0, FORCED_ENDS * FORCED_ENDS);
+        sum[0] = 0;
+        for (uint32_t m = 1; m + 1 < (1u << ne); m++) {
+            uint32_t low = (uint32_t)__builtin_ctz(m);
+            sum[m] = sum[m & (m - 1)] + p->nodes[R->ends[k][low]].size / unit;
+            if (!(ss[sum[m] / 64] >> (sum[m] % 64) & 1)) continue;
+            for (uint32_t x = 0; x < ne; x++)
+                if (m >> x & 1)
+                    for (uint32_t y = 0; y < ne; y++)
+                        if (!(m >> y & 1)) sep[x * FORCED_ENDS + y] = sep[y * FORCED_ENDS + x] = 1;
+        }
+        uint32_t up[FORCED_ENDS];
+        for (uint32_t x = 0; x < ne; x++) up[x] = x;
+        for (uint32_t x = 0; x < ne; x++)
+            for (uint32_t y = x + 1; y < ne; y++)
+                if (!sep[x * FORCED_ENDS + y]) up[uf_find(up, x)] = uf_find(up, y);
+        for (uint32_t r = 0; r < ne; r++) {
+            if (uf_find(up, r) != r) continue;
+            uint32_t m0 = nfm;
+            for (uint32_t x = 0; x < ne; x++)
+                if (uf_find(up, x) == r) R->fm[nfm++] = R->ends[k][x];
+            if (nfm - m0 < 2) {
+                nfm = m0;
+                continue;
+            }
+            R->fg_of[nfg] = m0, R->fg_end[nfg++] = k;
+        }
+    }
+    R->fg_of[nfg] = nfm;
+    R->nfg = nfg;
+    /* by the boundary their last member starts at */
+    for (uint32_t g = 0; g < nfg; g++) {
+        uint32_t born = 0;
+        for (uint32_t x = R->fg_of[g]; x < R->fg_of[g + 1]; x++)
+            if (p->nodes[R->fm[x]].s0 > born) born = p->nodes[R->fm[x]].s0;
+        R->chk_at[born + 1]++;
+    }
+    for (uint32_t k = 0; k <= p->K; k++) R->chk_at[k + 1] += R->chk_at[k];
+    for (uint32_t g = 0; g < nfg; g++) {
+        uint32_t born = 0;
+        for (uint32_t x = R->fg_of[g]; x < R->fg_of[g + 1]; x++)
+            if (p->nodes[R->fm[x]].s0 > born) born = p->nodes[R->fm[x]].s0;
+        R->chk[R->chk_at[born]++] = g;
+    }
+    for (uint32_t k = p->K + 1; k-- > 1;) R->chk_at[k] = R->chk_at[k - 1];
+    R->chk_at[0] = 0;
+    return true;
+}
+
+/* The tree without the leaves that end by boundary `end`, the group's
+ * (in_group at this epoch) kept; NO_NODE when none is left (or out of
+ * memory: R->ar->failed). */
+static uint32_t restrict_tree(rf *R, uint32_t x, uint32_t end)
+{
+    const pq_node v = R->nd[x];
+    if (v.kind == PQ_LEAF)
+        return R->in_group[v.leaf] == R->epoch || R->p->nodes[v.leaf].s1 + 1 > end ? x : NO_NODE;
+    R->work++;
+    uint32_t a = R->nseq;
+    for (uint32_t c = 0; c < v.n; c++) {
+        uint32_t y = restrict_tree(R, kid(R, x, c), end);
+        if (y != NO_NODE && !push(R, y)) return NO_NODE;
+    }
+    if (R->nseq == a) return NO_NODE;
+    return make(R, v.kind, a);
+}
+
+/* 1 when every group the sums force whose last node started at boundary
+ * k can still be consecutive; 0 when one cannot, -1 out of memory. */
+static int look_ahead(rf *R, uint32_t k, uint32_t root)
+{
+    for (uint32_t c = 0; c < R->chk_at[k + 1]; c++) {
+        const uint32_t g = R->chk[c];
+        if (R->fg_end[g] <= k) continue;
+        const uint32_t mark_nd = R->nnd, mark_kid = R->nkid, mark_seq = R->nseq;
+        R->epoch++;
+        R->gsize = R->fg_of[g + 1] - R->fg_of[g];
+        for (uint32_t x = R->fg_of[g]; x < R->fg_of[g + 1]; x++) R->in_group[R->fm[x]] = R->epoch;
+        uint32_t small = restrict_tree(R, root, R->fg_end[g]), rb, block, rh;
+        if (R->ar->failed) return -1;
+        int r = small == NO_NODE ? 0 : replace_group(R, small, small, &rb, &block, &rh);
+        R->nnd = mark_nd, R->nkid = mark_kid, R->nseq = mark_seq;
+        if (r <= 0) return r;
+    }
+    return 1;
+}
+
 /* ---- the search over groups --------------------------------------------- */
 
 typedef struct rf_search {
@@ -465,7 +611,11 @@ static int next_group(rf *R, rf_search *F, uint32_t k, uint32_t root)
     uint32_t first = NO_NODE, left = 0;
     for (uint32_t j = 0; j < ne; j++)
         if (!F->ends_used[en[j]]) left++, first = first == NO_NODE ? j : first;
-    if (first == NO_NODE) return boundary(R, F, k + 1, root); /* every starter is placed too: the sums match */
+    if (first == NO_NODE) {
+        /* every starter is placed too (the sums match): look ahead */
+        int r = look_ahead(R, k, root);
+        return r == 1 ? boundary(R, F, k + 1, root) : r;
+    }
     uint32_t i = en[first];
     F->ends_used[i] = 1;
     uint32_t a0 = F->nas;
@@ -679,6 +829,7 @@ int sb_refill_pack(const sb_pack_problem *p, sba_arena *ar, uint64_t budget, uin
     rf_search F = {0};
     int result = SB_PACK_NONE;
     if (!boundaries(&R)) goto done;
+    if (!forced_groups(&R)) goto nomem;
     R.in_group = sba_arena_array(ar, p->n, sizeof *R.in_group);
     R.pos = sba_arena_array(ar, p->n, sizeof *R.pos);
     F.ends_used = sba_arena_array(ar, p->n, sizeof *F.ends_used);
@@ -706,7 +857,8 @@ int sb_refill_pack(const sb_pack_problem *p, sba_arena *ar, uint64_t budget, uin
         uint32_t root = make(&R, PQ_P, 0);
         if (root == NO_NODE) goto nomem;
         for (uint32_t x = 0; x < R.nstarts[0]; x++) F.starts_used[R.starts[0][x]] = 1;
-        int r = boundary(&R, &F, 1, root);
+        int r = look_ahead(&R, 0, root);
+        if (r == 1) r = boundary(&R, &F, 1, root);
         if (r < 0 || ar->failed) goto nomem;
         if (r == 1) {
             int b = read_back(&R, F.final_root);
