@@ -151,6 +151,11 @@ static int refill(tiling *t, uint64_t budget, uint64_t *work)
     return r;
 }
 
+static void must_pack(tiling *t, uint64_t seed)
+{
+    cr_assert_eq(refill(t, BUDGET, NULL), SB_PACK_PACKED, "seed %llu (%u nodes)", (unsigned long long)seed, t->p.n);
+}
+
 Test(refill, packs_small_tilings_of_reused_memory)
 {
     /* small enough that the search is complete within its bounds: a group
@@ -158,8 +163,7 @@ Test(refill, packs_small_tilings_of_reused_memory)
     static tiling t;
     for (uint64_t seed = 1; seed <= 400; seed++) {
         reuse_tiling(&t, seed, 3 + (uint32_t)(seed % 6), 4 + (int64_t)(seed % 9), 1 + (uint32_t)(seed % 3));
-        cr_assert_eq(refill(&t, BUDGET, NULL), SB_PACK_PACKED, "seed %llu (%u nodes)", (unsigned long long)seed,
-                     t.p.n);
+        must_pack(&t, seed);
     }
 }
 
@@ -168,8 +172,7 @@ Test(refill, packs_small_guillotine_tilings)
     static tiling t;
     for (uint64_t seed = 1; seed <= 400; seed++) {
         cut_tiling(&t, seed, 4 + (uint32_t)(seed % 12), 2 + (uint32_t)(seed % 7), 6 + (int64_t)(seed % 11));
-        cr_assert_eq(refill(&t, BUDGET, NULL), SB_PACK_PACKED, "seed %llu (%u nodes)", (unsigned long long)seed,
-                     t.p.n);
+        must_pack(&t, seed);
     }
 }
 
@@ -180,7 +183,7 @@ Test(refill, packs_large_tilings_of_reused_memory)
     for (uint64_t seed = 1; seed <= 6; seed++) {
         reuse_tiling(&t, seed, 200, 4096, 3);
         cr_assert_gt(t.p.n, 300);
-        cr_assert_eq(refill(&t, BUDGET, NULL), SB_PACK_PACKED, "seed %llu", (unsigned long long)seed);
+        must_pack(&t, seed);
     }
 }
 

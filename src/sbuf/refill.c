@@ -25,7 +25,12 @@
  * ending node takes the fewest others (singletons first), then a set of
  * starters of the same sum (starters of the same size and end are the same
  * choice); a reduction that fails is a dead end at once. Depth first, in
- * time order, within the caller's budget; it only ever packs.
+ * time order, with restarts that redraw the order of equal sizes, within
+ * the caller's budget; it only ever packs. Look-ahead: ending nodes that
+ * the sums put in one run in every packing (no set holding one but not the
+ * other sums to a sum of starters) must stay consecutive in the tree
+ * restricted to them and the nodes that outlive the run, checked at every
+ * boundary once they have all started.
  *
  * The packing is read back from the last tree: its frontier in the kept
  * order is the last boundary's order, and going back over the groups, each
@@ -478,9 +483,9 @@ static bool forced_groups(rf *R)
 static uint32_t restrict_tree(rf *R, uint32_t x, uint32_t end)
 {
     const pq_node v = R->nd[x];
+    R->work++;
     if (v.kind == PQ_LEAF)
         return R->in_group[v.leaf] == R->epoch || R->p->nodes[v.leaf].s1 + 1 > end ? x : NO_NODE;
-    R->work++;
     uint32_t a = R->nseq;
     for (uint32_t c = 0; c < v.n; c++) {
         uint32_t y = restrict_tree(R, kid(R, x, c), end);
@@ -494,6 +499,7 @@ static uint32_t restrict_tree(rf *R, uint32_t x, uint32_t end)
  * k can still be consecutive; 0 when one cannot, -1 out of memory. */
 static int look_ahead(rf *R, uint32_t k, uint32_t root)
 {
+    R->work += R->chk_at[k + 1];
     for (uint32_t c = 0; c < R->chk_at[k + 1]; c++) {
         const uint32_t g = R->chk[c];
         if (R->fg_end[g] <= k) continue;
