@@ -76,6 +76,12 @@ typedef struct rf_op {
     uint32_t h0, h1;        /* starters: hs[h0 .. h1) */
 } rf_op;
 
+/* Reading back: a child and the least place of a leaf below it. */
+typedef struct rf_key {
+    int64_t key;
+    uint32_t node;
+} rf_key;
+
 typedef struct rf {
     const sb_pack_problem *p;
     sba_arena *ar;
@@ -93,7 +99,9 @@ typedef struct rf {
     uint32_t epoch, gsize;
     uint32_t **ends, **starts; /* per boundary k: nodes with s1 == k - 1 and s0 == k */
     uint32_t *nends, *nstarts;
-    uint32_t *pos;          /* reading back */
+    uint32_t *pos;          /* reading back: each node's place in the order after */
+    rf_key *keys;           /* reading back: P-nodes' children by key, a stack */
+    uint32_t nkeys, capkeys;
     /* groups the sums force (see forced_groups): members fm[fg_of[g] ..
      * fg_of[g + 1]), ending at boundary fg_end[g]; checked, by order of
      * their last member's start, from chk_at[k] when boundary k is done */
@@ -655,11 +663,6 @@ static int boundary(rf *R, rf_search *F, uint32_t k, uint32_t root)
 
 /* ---- reading the packing back ----------------------------------------- */
 
-typedef struct rf_key {
-    int64_t key;
-    uint32_t node;
-} rf_key;
-
 static int cmp_key(const void *a, const void *b)
 {
     const rf_key *x = a, *y = b;
@@ -704,14 +707,18 @@ static bool emit(rf *R, uint32_t x, bool keyed, bool reversed, uint32_t *out, ui
         }
         return true;
     }
-    rf_key *ks = sba_arena_array(R->ar, v.n, sizeof *ks);
-    if (!ks) return false;
-    for (uint32_t c = 0; c < v.n; c++) ks[c] = (rf_key){R->nd[kid(R, x, c)].key, kid(R, x, c)};
-    qsort(ks, v.n, sizeof *ks, cmp_key);
+    /* a P-node: its children by key, on a stack of scratch the nested
+     * ones share */
+    const uint32_t base = R->nkeys;
+    if (!sba_arena_grow(R->ar, (void **)&R->keys, &R->capkeys, base + v.n, sizeof *R->keys)) return false;
+    for (uint32_t c = 0; c < v.n; c++) R->keys[base + c] = (rf_key){R->nd[kid(R, x, c)].key, kid(R, x, c)};
+    R->nkeys = base + v.n;
+    qsort(R->keys + base, v.n, sizeof *R->keys, cmp_key);
     R->work += 4ull * v.n;
-    for (uint32_t c = 0; c < v.n; c++)
-        if (!emit(R, ks[c].node, true, false, out, n)) return false;
-    return true;
+    bool ok = true;
+    for (uint32_t c = 0; c < v.n && ok; c++) ok = emit(R, R->keys[base + c].node, true, false, out, n);
+    R->nkeys = base;
+    return ok;
 }
 
 /* Addresses of the order's nodes, prefix sums; false where a node already
