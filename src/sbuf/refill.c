@@ -21,10 +21,11 @@
  * reusing freed memory leaves (no cut in time or bytes splits them, which
  * defeats the guillotine decomposition) pack without search in most cases.
  *
- * The search is over the groups: at each boundary, the first unassigned
- * ending node takes the fewest others (singletons first), then a set of
- * starters of the same sum (starters of the same size and end are the same
- * choice); a reduction that fails is a dead end at once. Depth first, in
+ * The search is over the groups, finest first at each boundary (every
+ * group one ending node, then up to two, ...: runs merge only where no
+ * finer split fits): the first ending node left takes others, then a set
+ * of starters of the same sum (starters of the same size and end are the
+ * same choice); a reduction that fails is a dead end at once. Depth first, in
  * time order, with restarts that redraw the order of equal sizes, within
  * the caller's budget; it only ever packs. Look-ahead: ending nodes that
  * the sums put in one run in every packing (no set holding one but not the
