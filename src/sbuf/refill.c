@@ -416,7 +416,8 @@ static bool forced_groups(rf *R)
     if (!R->fm || !R->fg_of || !R->fg_end || !R->chk_at || !R->chk || !sum || !sep) return false;
     uint64_t *ss = NULL;
     uint32_t capss = 0;
-    for (uint32_t k = 1; k < p->K; k++) {
+    /* on at most half the budget: fewer groups only check less */
+    for (uint32_t k = 1; k < p->K && R->work <= R->budget / 2; k++) {
         const uint32_t ne = R->nends[k], ns = R->nstarts[k];
         if (ne < 2 || ne > FORCED_ENDS || !ns) continue;
         int64_t total = 0;
@@ -443,6 +444,7 @@ static bool forced_groups(rf *R)
             uint32_t low = (uint32_t)__builtin_ctz(m);
             sum[m] = sum[m & (m - 1)] + p->nodes[R->ends[k][low]].size / unit;
             if (!(ss[sum[m] / 64] >> (sum[m] % 64) & 1)) continue;
+            R->work += (uint64_t)ne * ne;
             for (uint32_t x = 0; x < ne; x++)
                 if (m >> x & 1)
                     for (uint32_t y = 0; y < ne; y++)
