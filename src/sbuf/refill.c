@@ -73,7 +73,7 @@ typedef struct pq_node {
 /* One group replaced: the tree before, reduced, with the group's run as the
  * block; the starters that took it. */
 typedef struct rf_op {
-    uint32_t root_b, block;
+    uint32_t root_b;
     uint32_t h0, h1;        /* starters: hs[h0 .. h1) */
 } rf_op;
 
@@ -243,17 +243,16 @@ static void reverse(rf *R, uint32_t a)
 }
 
 /* Rebuilds x, the lowest node holding the whole group, so that the group's
- * leaves are one run, as two nodes: *with_block has the run as *block (the
+ * leaves are one run, as two nodes: *with_block has the run as a block (the
  * tree as reduced), *with_new has `fresh` in its place. 0 when the group
  * cannot be consecutive, -1 out of memory. */
-static int rebuild_top(rf *R, uint32_t x, uint32_t fresh, uint32_t *with_block, uint32_t *block,
-                       uint32_t *with_new)
+static int rebuild_top(rf *R, uint32_t x, uint32_t fresh, uint32_t *with_block, uint32_t *with_new)
 {
     const pq_node v = R->nd[x];
     const uint32_t base = R->nseq;
     if (state(R, x) == FULL) {
-        if (!push(R, x) || (*block = make(R, PQ_BLOCK, base)) == NO_NODE) return -1;
-        *with_block = *block, *with_new = fresh;
+        if (!push(R, x) || (*with_block = make(R, PQ_BLOCK, base)) == NO_NODE) return -1;
+        *with_new = fresh;
         return 1;
     }
     /* seq[base .. core): a P-node's empty children, which stay its own;
@@ -312,9 +311,10 @@ static int rebuild_top(rf *R, uint32_t x, uint32_t fresh, uint32_t *with_block, 
     for (f1 = f0; f1 < end && state(R, R->seq[f1]) == FULL; f1++) {}
     for (uint32_t c = f0; c < f1; c++)
         if (!push(R, R->seq[c])) return -1;
-    if ((*block = make(R, PQ_BLOCK, end)) == NO_NODE) return -1;
-    R->nd[*block].ordered = ordered;
-    uint32_t out[2] = {*block, fresh};
+    uint32_t block = make(R, PQ_BLOCK, end);
+    if (block == NO_NODE) return -1;
+    R->nd[block].ordered = ordered;
+    uint32_t out[2] = {block, fresh};
     for (int w = 0; w < 2; w++) {
         uint32_t a = R->nseq;
         for (uint32_t c = core; c < f0; c++)
@@ -338,12 +338,20 @@ static int rebuild_top(rf *R, uint32_t x, uint32_t fresh, uint32_t *with_block, 
     return 1;
 }
 
+/* The group the reductions make consecutive next: n problem nodes, marked
+ * in_group at a new epoch (every memoized count of the last is stale). */
+static void begin_group(rf *R, const uint32_t *ids, uint32_t n)
+{
+    R->epoch++;
+    R->gsize = n;
+    for (uint32_t x = 0; x < n; x++) R->in_group[ids[x]] = R->epoch;
+}
+
 /* Makes the group (in_group at this epoch, gsize leaves) consecutive in the
  * tree `root` and replaces it by `fresh`: *root_b is the tree reduced, with
- * the run as *block; *root_h the tree after. 0 when it cannot be, -1 out
+ * the run as a block; *root_h the tree after. 0 when it cannot be, -1 out
  * of memory. */
-static int replace_group(rf *R, uint32_t root, uint32_t fresh, uint32_t *root_b, uint32_t *block,
-                         uint32_t *root_h)
+static int replace_group(rf *R, uint32_t root, uint32_t fresh, uint32_t *root_b, uint32_t *root_h)
 {
     if (full_below(R, root) != R->gsize) return 0;
     /* down to the lowest node holding the whole group */
@@ -359,7 +367,7 @@ static int replace_group(rf *R, uint32_t root, uint32_t fresh, uint32_t *root_b,
     }
     uint32_t path_end = R->nseq;
     uint32_t nb, nh;
-    int r = rebuild_top(R, x, fresh, &nb, block, &nh);
+    int r = rebuild_top(R, x, fresh, &nb, &nh);
     if (r <= 0) {
         R->nseq = base;
         return r;
@@ -515,12 +523,10 @@ static int look_ahead(rf *R, uint32_t k, uint32_t root)
         const uint32_t g = R->chk[c];
         if (R->fg_end[g] <= k) continue;
         const uint32_t mark_nd = R->nnd, mark_kid = R->nkid, mark_seq = R->nseq;
-        R->epoch++;
-        R->gsize = R->fg_of[g + 1] - R->fg_of[g];
-        for (uint32_t x = R->fg_of[g]; x < R->fg_of[g + 1]; x++) R->in_group[R->fm[x]] = R->epoch;
-        uint32_t small = restrict_tree(R, root, R->fg_end[g]), rb, block, rh;
+        begin_group(R, R->fm + R->fg_of[g], R->fg_of[g + 1] - R->fg_of[g]);
+        uint32_t small = restrict_tree(R, root, R->fg_end[g]), rb, rh;
         if (R->ar->failed) return -1;
-        int r = small == NO_NODE ? 0 : replace_group(R, small, small, &rb, &block, &rh);
+        int r = small == NO_NODE ? 0 : replace_group(R, small, small, &rb, &rh);
         R->nnd = mark_nd, R->nkid = mark_kid, R->nseq = mark_seq;
         if (r <= 0) return r;
     }
@@ -547,20 +553,18 @@ static int apply_group(rf *R, rf_search *F, uint32_t k, uint32_t root, uint32_t 
     if (++R->visited - R->run_start > R->run_limit) R->restart = true;
     if (!charge(R, 1)) return 0;
     const uint32_t mark_nd = R->nnd, mark_kid = R->nkid, mark_seq = R->nseq;
-    R->epoch++;
-    R->gsize = F->nas - a0;
-    for (uint32_t x = a0; x < F->nas; x++) R->in_group[F->as[x]] = R->epoch;
+    begin_group(R, F->as + a0, F->nas - a0);
     uint32_t a = R->nseq;
     for (uint32_t x = h0; x < R->nhs; x++) {
         uint32_t leaf = make_leaf(R, R->hs[x]);
         if (leaf == NO_NODE || !push(R, leaf)) return -1;
     }
-    uint32_t fresh = make(R, PQ_P, a), root_b, block, root_h;
+    uint32_t fresh = make(R, PQ_P, a), root_b, root_h;
     if (fresh == NO_NODE) return -1;
-    int r = replace_group(R, root, fresh, &root_b, &block, &root_h);
+    int r = replace_group(R, root, fresh, &root_b, &root_h);
     if (r == 1) {
         if (!sba_arena_grow(R->ar, (void **)&R->op, &R->capop, R->nop + 1, sizeof *R->op)) return -1;
-        R->op[R->nop++] = (rf_op){root_b, block, h0, R->nhs};
+        R->op[R->nop++] = (rf_op){root_b, h0, R->nhs};
         r = next_group(R, F, k, root_h);
         if (r != 1) R->nop--;
     }

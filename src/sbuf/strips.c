@@ -88,7 +88,8 @@
  * (pack_padded), and the padded part, a tiling, is searched by its orders
  * (refill.c: no guillotine cut is needed there) on a quarter of what is
  * left and then cut as above, on an eighth of the budget in all (where the
- * padding reads the holes right, that packs at once). Then it is cut as above with the loads relaxed: a
+ * padding reads the holes right, that packs at once). Then it is cut as
+ * above with the loads relaxed: a
  * strip's set may hold less than A in a section, by no more than the part
  * has free there (what it leaves is
  * room the rest cannot use), so A is only known to lie between the set's
