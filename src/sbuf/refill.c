@@ -101,6 +101,8 @@ typedef struct rf {
     uint32_t **ends, **starts; /* per boundary k: nodes with s1 == k - 1 and s0 == k */
     uint32_t *nends, *nstarts;
     uint32_t *pos;          /* reading back: each node's place in the order after */
+    struct rf_order *order; /* scratch of the sorts */
+    uint32_t caporder;
     rf_key *keys;           /* reading back: P-nodes' children by key, a stack */
     uint32_t nkeys, capkeys;
     /* groups the sums force (see forced_groups): members fm[fg_of[g] ..
@@ -793,8 +795,9 @@ static int cmp_size_end(const void *a, const void *b)
 static bool sort_by_size_end(rf *R, uint32_t *ids, uint32_t n, bool ending)
 {
     if (n < 2) return true;
-    rf_order *o = sba_arena_array(R->ar, n, sizeof *o);
-    if (!o) return false;
+    /* one scratch array for every sort of every run */
+    if (!sba_arena_grow(R->ar, (void **)&R->order, &R->caporder, n, sizeof *R->order)) return false;
+    rf_order *o = R->order;
     for (uint32_t x = 0; x < n; x++) {
         const sb_pack_node *nd = &R->p->nodes[ids[x]];
         uint64_t what = ending ? ids[x] : (uint64_t)nd->size * 0x100000001ull + nd->s1;
