@@ -163,8 +163,9 @@ static uint32_t make_leaf(rf *R, uint32_t i)
 static uint32_t full_below(rf *R, uint32_t x)
 {
     pq_node *v = &R->nd[x];
+    R->work++; /* a call; a count, once per node and group, one more */
     if (v->stamp == R->epoch) return v->full;
-    R->work += 2; /* a call and a memo per node: twice a search step */
+    R->work++;
     uint32_t f = 0;
     if (v->kind == PQ_LEAF) f = R->in_group[v->leaf] == R->epoch;
     else
