@@ -861,12 +861,13 @@ int sb_refill_pack(const sb_pack_problem *p, sba_arena *ar, uint64_t budget, uin
     F.as = sba_arena_array(ar, p->n, sizeof *F.as);
     F.maxa = sba_arena_array(ar, (size_t)p->K + 1, sizeof *F.maxa);
     if (!R.in_group || !R.pos || !F.ends_used || !F.starts_used || !F.as || !F.maxa) goto nomem;
-    /* runs with restarts: a run that tried more groups than its limit (the
-     * nodes times Luby's sequence: a run without a dead end tries about
-     * one group per node) starts again with other ties */
+    /* runs with restarts: a run that tried more groups than its limit (an
+     * eighth of the nodes times Luby's sequence; a run without a dead end
+     * tries about one group per node, so the first runs only probe, and
+     * a long one comes every few) starts again with other ties */
     for (uint64_t run = 1; result == SB_PACK_NONE && !R.out; run++) {
         R.seed = run == 1 ? 0 : sba_mix64(p->seed + run);
-        R.run_start = R.visited, R.run_limit = 2 * (uint64_t)p->n * sba_luby(run);
+        R.run_start = R.visited, R.run_limit = ((uint64_t)p->n / 8 + 1) * sba_luby(run);
         R.restart = false;
         R.nnd = R.nkid = R.nseq = R.nop = R.nhs = 0;
         for (uint32_t k = 0; k <= p->K; k++)
