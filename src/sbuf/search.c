@@ -52,8 +52,9 @@
  * part's budget: the skyline tiling search (skyline.c), with every node
  * taking its whole band (so the quarters a node of fewer partitions leaves
  * free are given up with it), then with its exact quarters (in each, a
- * 1-D part with no slack is first searched by its orders, refill.c, on a
- * quarter, then cut by the strips); six greedy
+ * part with no slack is first cut by the strips, and a 1-D one they do
+ * not pack searched by its orders, refill.c, on three quarters of what
+ * is left); six greedy
  * runs (by area, start and end, and in MiniMalloc's three orders) and the
  * time sweeps. A part with no slack (or, in 1-D, one the strips cut with
  * a little) then gets the skyline by bands on half of what is left, and
@@ -1339,12 +1340,13 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
          * (but the run with wide bounds is the strips' alone) */
         const bool wide = kind == KIND_STRIPS_WIDE;
         pp.scale = wide ? STRIPS_WIDE : 1;
-        /* a 1-D tiling: the orders by PQ-trees first, on a quarter */
-        int sr = SB_PACK_NONE;
-        if (S.Q == 1 && !S.nfixed && !wide) sr = sb_refill_pack(&pp, ar, budget / 4, &work, &visited);
-        if (sr != SB_PACK_PACKED && sr != SB_PACK_NOMEM) {
+        int sr = sb_strips_pack(&pp, ar->a, wide ? budget : budget / 2, &work, &visited);
+        /* a 1-D tiling the cuts did not pack: its orders by PQ-trees, on
+         * three quarters of what is left (no cut splits memory reused over
+         * time, and there the strips give up early) */
+        if (sr != SB_PACK_PACKED && sr != SB_PACK_NOMEM && S.Q == 1 && !S.nfixed && !wide && work < budget) {
             uint64_t w1 = 0, v1 = 0;
-            sr = sb_strips_pack(&pp, ar->a, wide ? budget : budget / 2, &w1, &v1);
+            sr = sb_refill_pack(&pp, ar, (budget - work) / 4 * 3, &w1, &v1);
             work += w1, visited += v1;
         }
         if (sr == SB_PACK_PACKED) left_over = 0;
