@@ -263,3 +263,13 @@ Test(refill, packs_padded_functions_of_reused_memory_with_holes)
     planted_walls_pack(2, 500, 2);
     planted_walls_pack(2, 300, 5);
 }
+
+Test(refill, packs_planted_functions_of_700_tensors_after_the_strips)
+{
+    /* the strips give up early where no cut splits the part, and refill
+     * has most of what they leave, in short runs: both spilled (51 and
+     * 48 tensors) when refill came first on a quarter, in runs of twice
+     * the nodes */
+    planted_walls_pack(6, 700, 0);
+    planted_walls_pack(11, 700, 0);
+}
