@@ -163,7 +163,7 @@ static uint32_t make_leaf(rf *R, uint32_t i)
 static uint32_t full_below(rf *R, uint32_t x)
 {
     pq_node *v = &R->nd[x];
-    R->work++; /* a call; a count, once per node and group, one more */
+    R->work++; /* every call a step; a count worked out (once per node and group) one more */
     if (v->stamp == R->epoch) return v->full;
     R->work++;
     uint32_t f = 0;
