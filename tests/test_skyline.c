@@ -324,6 +324,15 @@ Test(strips, searches_again_with_wide_bounds)
     planted_packs(3, "q:2,h:1,f:1", 700);
 }
 
+Test(strips, gives_a_split_in_2d_what_its_leaves_may_take)
+{
+    /* quarter-heavy, four tensors a step: the right split's sides hold
+     * pieces whose skyline search needs more than a tenth of a leaf's work
+     * per node; on that share the split ran out as a wrong one does, and
+     * the function spilled 95 tensors */
+    planted_packs_over(73, "q:3,h:1,f:1", 600, 150);
+}
+
 Test(strips, changes_the_part_of_a_set_that_failed)
 {
     /* dense in time (300 tensors over 50 steps): a strip's sets of the

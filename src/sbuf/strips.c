@@ -73,7 +73,8 @@
  * Bounds. A seed's sweep has SEED_WORK steps per node and searches at most
  * SEED_TRIES sets (the sweep from the start START_WORK and START_TRIES; a
  * set rejected at once, by fills or as one that failed before, does not
- * count); a split, whose sides may be wrong, SPLIT_WORK per node;
+ * count); a split, whose sides may be wrong, SPLIT_WORK per node (in
+ * 2-D SPLIT_WORK_2D: as much as a leaf's, see the enum);
  * a leaf LEAF_WORK per node, but LEAF_UNCUT_WORK where a piece of more
  * than CUT_NODES nodes had no cut (most often a wrong set of the right
  * load). Running out of those fails the seed, split or leaf, not the
@@ -129,7 +130,16 @@ enum {
     SEED_TRIES = 4,      /* sets of the right load searched per seed */
     START_WORK = 2048,   /* a sweep from the part's start (bands, halves): steps per node */
     START_TRIES = 256,   /* and the sets it splits (most fail fills() at once) */
-    SPLIT_WORK = 40000,  /* a split's sides: work per node of the part */
+    SPLIT_WORK = 40000,  /* a split's sides: work per node of the part (1-D) */
+    /* and in 2-D, as much as a leaf may take: with a tenth of it, a right
+     * split whose sides hold a leaf that needs its search runs out of its
+     * share and fails as a wrong one does (3 of 148 planted 2-D functions
+     * of 529-922 tensors, q:h:f mixes 1:1:1, 3:1:1 and 1:2:1, spans
+     * tensors / 1 to / 4, pack only with it; none of those nor of 134
+     * other planted functions lost). In 1-D the strips' failures leave
+     * refill its budget, and there the larger share lost 2 of 12 dense
+     * functions. */
+    SPLIT_WORK_2D = 400000,
     LEAF_WORK = 400000,  /* a leaf: work per node */
     LEAF_UNCUT_WORK = 4000, /* a leaf of more than CUT_NODES nodes in which no cut was found */
     DEAD_SLOTS = 1 << 20,
@@ -547,7 +557,8 @@ static void blame(cutter *C)
  * Returns the budget to restore. */
 static uint64_t split_share(strips *T, uint32_t m)
 {
-    uint64_t budget = T->budget, most = T->work + (uint64_t)SPLIT_WORK * T->scale * m;
+    uint64_t per = T->p->Q > 1 ? SPLIT_WORK_2D : SPLIT_WORK;
+    uint64_t budget = T->budget, most = T->work + per * T->scale * m;
     if (most < budget) T->budget = most;
     return budget;
 }
