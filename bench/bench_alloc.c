@@ -17,7 +17,8 @@
  *     partitions) and 2-D (quarter, half and full heights 1:1:1), 64 KiB per
  *     partition, of 300, 1,000 and 2,000 tensors (--planted-sizes), seeds 1
  *     to 3 (--planted-seeds); a 2-D family dense in time (`--span` a sixth
- *     of the tensors); and a 1-D family with 5 % of the tiling left
+ *     of the tensors); a 2-D family of mostly quarter heights (3:1:1) with
+ *     a span of a quarter of the tensors; and a 1-D family with 5 % of the tiling left
  *     out (`--holes 5`), which has slack; 1-D and 2-D families grown as
  *     memory reused over time (`--walls`), which no guillotine cut splits,
  *     and the 1-D one with 2 % of its tensors left out (as an allocation
@@ -95,18 +96,19 @@ enum { PLANTED_TIMEOUT = 30, PLANTED_CAPACITY = 65536 };
  * left out. */
 static const struct {
     const char *name, *title;
-    bool one_d;
+    const char *heights; /* the mix (`--heights`) */
     uint32_t holes;
     uint32_t span_div; /* span = tensors / span_div; 0: the default span */
     bool walls;
 } PLANTED[] = {
-    {"1-D", "1-D", true, 0, 0, false},
-    {"2-D", "2-D (q:h:f 1:1:1)", false, 0, 0, false},
-    {"2-D dense", "2-D, dense (span tensors / 6)", false, 0, 6, false},
-    {"1-D 5% holes", "1-D, 5 % holes", true, 5, 0, false},
-    {"1-D walls", "1-D walls (`--walls`, span tensors / 4)", true, 0, 0, true},
-    {"2-D walls", "2-D walls (`--walls`, q:h:f 1:1:1, span tensors / 4)", false, 0, 0, true},
-    {"1-D walls 2% holes", "1-D walls, 2 % holes (`--walls --holes 2`, span tensors / 4)", true, 2, 0, true},
+    {"1-D", "1-D", "full", 0, 0, false},
+    {"2-D", "2-D (q:h:f 1:1:1)", "q:1,h:1,f:1", 0, 0, false},
+    {"2-D dense", "2-D, dense (span tensors / 6)", "q:1,h:1,f:1", 0, 6, false},
+    {"2-D quarter-heavy", "2-D, quarter-heavy (q:h:f 3:1:1, span tensors / 4)", "q:3,h:1,f:1", 0, 4, false},
+    {"1-D 5% holes", "1-D, 5 % holes", "full", 5, 0, false},
+    {"1-D walls", "1-D walls (`--walls`, span tensors / 4)", "full", 0, 0, true},
+    {"2-D walls", "2-D walls (`--walls`, q:h:f 1:1:1, span tensors / 4)", "q:1,h:1,f:1", 0, 0, true},
+    {"1-D walls 2% holes", "1-D walls, 2 % holes (`--walls --holes 2`, span tensors / 4)", "full", 2, 0, true},
 };
 enum { PLANTED_FAMILIES = sizeof PLANTED / sizeof PLANTED[0] };
 
@@ -117,7 +119,7 @@ typedef struct bench_case {
     int64_t capacity;     /* CSV and subsets only */
     uint32_t tensors;     /* generated only */
     uint64_t seed;        /* planted and subsets only */
-    bool one_d;           /* planted only: every tensor full height */
+    const char *heights;  /* planted only: the mix (`--heights`) */
     uint32_t holes;       /* planted only: percent of the tiling left out */
     uint32_t span_div;    /* planted only: span = tensors / span_div (0: default) */
     bool walls;           /* planted only: the walls construction */
@@ -289,7 +291,7 @@ static bir_module *load(const bench_case *c, result *r)
         p.seed = c->seed;
         p.tensors = c->tensors;
         p.capacity = PLANTED_CAPACITY;
-        p.heights = c->one_d ? "full" : "q:1,h:1,f:1";
+        p.heights = c->heights;
         p.holes = c->holes;
         p.walls = c->walls;
         if (c->span_div) p.span = c->tensors / c->span_div;
@@ -625,7 +627,7 @@ typedef struct planted_pick {
 static bool is_planted(const bench_case *c, const void *ud)
 {
     const planted_pick *pp = ud;
-    return c->kind == CASE_PLANTED && c->one_d == PLANTED[pp->fam].one_d && c->holes == PLANTED[pp->fam].holes &&
+    return c->kind == CASE_PLANTED && c->heights == PLANTED[pp->fam].heights && c->holes == PLANTED[pp->fam].holes &&
            c->span_div == PLANTED[pp->fam].span_div && c->walls == PLANTED[pp->fam].walls && c->tensors == pp->size;
 }
 
@@ -991,7 +993,7 @@ int main(int argc, char **argv)
                 c->kind = CASE_PLANTED;
                 c->tensors = o.planted_sizes[i];
                 c->seed = seed;
-                c->one_d = PLANTED[fam].one_d;
+                c->heights = PLANTED[fam].heights;
                 c->holes = PLANTED[fam].holes;
                 c->span_div = PLANTED[fam].span_div;
                 c->walls = PLANTED[fam].walls;
