@@ -17,9 +17,9 @@
  *     partitions) and 2-D (quarter, half and full heights 1:1:1), 64 KiB per
  *     partition, of 300, 1,000 and 2,000 tensors (--planted-sizes), seeds 1
  *     to 3 (--planted-seeds); a 2-D family dense in time (`--span` a sixth
- *     of the tensors); a 2-D family of mostly quarter heights (3:1:1) with
- *     a span of a quarter of the tensors; and a 1-D family with 5 % of the tiling left
- *     out (`--holes 5`), which has slack; 1-D and 2-D families grown as
+ *     of the tensors); a 2-D family of mostly quarter heights (3:1:1)
+ *     with a span of a quarter of the tensors; and a 1-D family with 5 %
+ *     of the tiling left out (`--holes 5`), which has slack; 1-D and 2-D families grown as
  *     memory reused over time (`--walls`), which no guillotine cut splits,
  *     and the 1-D one with 2 % of its tensors left out (as an allocation
  *     trace with some buffers missing); colouring only, at most 30 s of

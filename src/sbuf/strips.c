@@ -131,16 +131,16 @@ enum {
     START_WORK = 2048,   /* a sweep from the part's start (bands, halves): steps per node */
     START_TRIES = 256,   /* and the sets it splits (most fail fills() at once) */
     SPLIT_WORK = 40000,  /* a split's sides: work per node of the part (1-D) */
-    /* and in 2-D, as much as a leaf may take: with a tenth of it, a right
-     * split whose sides hold a leaf that needs its search runs out of its
-     * share and fails as a wrong one does (3 of 148 planted 2-D functions
-     * of 529-922 tensors, q:h:f mixes 1:1:1, 3:1:1 and 1:2:1, spans
-     * tensors / 1 to / 4, pack only with it; none of those nor of 134
-     * other planted functions lost). In 1-D the strips' failures leave
+    LEAF_WORK = 400000,  /* a leaf: work per node */
+    /* a split's sides in 2-D: as much as a leaf may take. With a tenth of
+     * it, a right split whose sides hold a leaf that needs its search runs
+     * out of its share and fails as a wrong one does (3 of 148 planted 2-D
+     * functions of 529-922 tensors, q:h:f mixes 1:1:1, 3:1:1 and 1:2:1,
+     * spans tensors / 1 to / 4, pack only with it; none of those nor of
+     * 134 other planted functions lost). In 1-D the strips' failures leave
      * refill its budget, and there the larger share lost 2 of 12 dense
      * functions. */
-    SPLIT_WORK_2D = 400000,
-    LEAF_WORK = 400000,  /* a leaf: work per node */
+    SPLIT_WORK_2D = LEAF_WORK,
     LEAF_UNCUT_WORK = 4000, /* a leaf of more than CUT_NODES nodes in which no cut was found */
     DEAD_SLOTS = 1 << 20,
     SORT_COST = 4,       /* units per comparison of a sort (qsort's calls and copies) */
