@@ -19,11 +19,11 @@
  *     to 3 (--planted-seeds); a 2-D family dense in time (`--span` a sixth
  *     of the tensors); a 2-D family of mostly quarter heights (3:1:1)
  *     with a span of a quarter of the tensors; and a 1-D family with 5 %
- *     of the tiling left out (`--holes 5`), which has slack; 1-D and 2-D families grown as
- *     memory reused over time (`--walls`), which no guillotine cut splits,
- *     and the 1-D one with 2 % of its tensors left out (as an allocation
- *     trace with some buffers missing); colouring only, at most 30 s of
- *     CPU each;
+ *     of the tiling left out (`--holes 5`), which has slack; 1-D and 2-D
+ *     families grown as memory reused over time (`--walls`), which no
+ *     guillotine cut splits, and the 1-D one with 2 % of its tensors left
+ *     out (as an allocation trace with some buffers missing); colouring
+ *     only, at most 30 s of CPU each;
  *   - MiniMalloc's challenging instances (capacity 1 MiB) with 2 % of their
  *     buffers left out, chosen by seeds 1 to --planted-seeds: a subset of a
  *     packable instance packs, and the slack the missing buffers leave is
@@ -627,7 +627,7 @@ typedef struct planted_pick {
 static bool is_planted(const bench_case *c, const void *ud)
 {
     const planted_pick *pp = ud;
-    return c->kind == CASE_PLANTED && c->heights == PLANTED[pp->fam].heights && c->holes == PLANTED[pp->fam].holes &&
+    return c->kind == CASE_PLANTED && !strcmp(c->heights, PLANTED[pp->fam].heights) && c->holes == PLANTED[pp->fam].holes &&
            c->span_div == PLANTED[pp->fam].span_div && c->walls == PLANTED[pp->fam].walls && c->tensors == pp->size;
 }
 
