@@ -18,8 +18,11 @@
  *     partition, of 300, 1,000 and 2,000 tensors (--planted-sizes), seeds 1
  *     to 3 (--planted-seeds); a 2-D family dense in time (`--span` a sixth
  *     of the tensors); a 2-D family of mostly quarter heights (3:1:1)
- *     with a span of a quarter of the tensors; and a 1-D family with 5 %
- *     of the tiling left out (`--holes 5`), which has slack; 1-D and 2-D
+ *     with a span of a quarter of the tensors; a 1-D family with 5 %
+ *     of the tiling left out (`--holes 5`), which has slack, and one at
+ *     MiniMalloc's scale (1 MiB, tensors of at least 1 KiB, 1,024 steps)
+ *     whose tensors live long for their size as theirs (`--elongation
+ *     8`); 1-D and 2-D
  *     families grown as memory reused over time (`--walls`), which no
  *     guillotine cut splits, and the 1-D one with 2 % of its tensors left
  *     out (as an allocation trace with some buffers missing); colouring
@@ -91,24 +94,36 @@ enum { PLANTED_TIMEOUT = 30, PLANTED_CAPACITY = 65536 };
 /* The planted families: zero slack, 1-D and 2-D; 2-D dense in time (its
  * span a sixth of the tensor count, so many more are live at once); and
  * 1-D with 5 % of the tiling left out, slack as in MiniMalloc's challenging
- * instances, where the guillotine decomposition does not apply; walls,
- * 1-D and 2-D, zero slack with no guillotine cuts, and 1-D walls with 2 %
- * left out. */
-static const struct {
+ * instances, where the guillotine decomposition does not apply, also at
+ * their scale (1 MiB, tensors of at least 1 KiB over 1,024 steps) with
+ * long-lived tensors as theirs (`--elongation 8`); walls, 1-D and 2-D,
+ * zero slack with no guillotine cuts, and 1-D walls with 2 % left out. */
+typedef struct planted_family {
     const char *name, *title;
     const char *heights; /* the mix (`--heights`) */
     uint32_t holes;
-    uint32_t span_div; /* span = tensors / span_div; 0: the default span */
+    uint32_t span_div; /* span = tensors / span_div; 0: the default span (or `span`) */
     bool walls;
-} PLANTED[] = {
-    {"1-D", "1-D", "full", 0, 0, false},
-    {"2-D", "2-D (q:h:f 1:1:1)", "q:1,h:1,f:1", 0, 0, false},
-    {"2-D dense", "2-D, dense (span tensors / 6)", "q:1,h:1,f:1", 0, 6, false},
-    {"2-D quarter-heavy", "2-D, quarter-heavy (q:h:f 3:1:1, span tensors / 4)", "q:3,h:1,f:1", 0, 4, false},
-    {"1-D 5% holes", "1-D, 5 % holes", "full", 5, 0, false},
-    {"1-D walls", "1-D walls (`--walls`, span tensors / 4)", "full", 0, 0, true},
-    {"2-D walls", "2-D walls (`--walls`, q:h:f 1:1:1, span tensors / 4)", "q:1,h:1,f:1", 0, 0, true},
-    {"1-D walls 2% holes", "1-D walls, 2 % holes (`--walls --holes 2`, span tensors / 4)", "full", 2, 0, true},
+    uint32_t span;       /* time steps, where not span_div (0: the default) */
+    int64_t capacity;    /* 0: PLANTED_CAPACITY */
+    int64_t min_size;    /* 0: the generator's */
+    uint32_t elongation; /* `--elongation` (0: none) */
+} planted_family;
+static const planted_family PLANTED[] = {
+    {.name = "1-D", .title = "1-D", .heights = "full"},
+    {.name = "2-D", .title = "2-D (q:h:f 1:1:1)", .heights = "q:1,h:1,f:1"},
+    {.name = "2-D dense", .title = "2-D, dense (span tensors / 6)", .heights = "q:1,h:1,f:1", .span_div = 6},
+    {.name = "2-D quarter-heavy", .title = "2-D, quarter-heavy (q:h:f 3:1:1, span tensors / 4)",
+     .heights = "q:3,h:1,f:1", .span_div = 4},
+    {.name = "1-D 5% holes", .title = "1-D, 5 % holes", .heights = "full", .holes = 5},
+    {.name = "1-D long 5% holes",
+     .title = "1-D, 5 % holes, long-lived at MiniMalloc's scale (`--elongation 8`, 1 MiB, 1,024 steps)",
+     .heights = "full", .holes = 5, .span = 1024, .capacity = 1048576, .min_size = 1024, .elongation = 8},
+    {.name = "1-D walls", .title = "1-D walls (`--walls`, span tensors / 4)", .heights = "full", .walls = true},
+    {.name = "2-D walls", .title = "2-D walls (`--walls`, q:h:f 1:1:1, span tensors / 4)", .heights = "q:1,h:1,f:1",
+     .walls = true},
+    {.name = "1-D walls 2% holes", .title = "1-D walls, 2 % holes (`--walls --holes 2`, span tensors / 4)",
+     .heights = "full", .holes = 2, .walls = true},
 };
 enum { PLANTED_FAMILIES = sizeof PLANTED / sizeof PLANTED[0] };
 
@@ -119,10 +134,7 @@ typedef struct bench_case {
     int64_t capacity;     /* CSV and subsets only */
     uint32_t tensors;     /* generated only */
     uint64_t seed;        /* planted and subsets only */
-    const char *heights;  /* planted only: the mix (`--heights`) */
-    uint32_t holes;       /* planted only: percent of the tiling left out */
-    uint32_t span_div;    /* planted only: span = tensors / span_div (0: default) */
-    bool walls;           /* planted only: the walls construction */
+    const planted_family *family; /* planted only */
 } bench_case;
 
 typedef enum run_status { RUN_OK = 0, RUN_LOAD_FAILED, RUN_ALLOC_FAILED, RUN_CRASHED, RUN_TIMEOUT } run_status;
@@ -290,11 +302,14 @@ static bir_module *load(const bench_case *c, result *r)
         sba_planted_defaults(&p);
         p.seed = c->seed;
         p.tensors = c->tensors;
-        p.capacity = PLANTED_CAPACITY;
-        p.heights = c->heights;
-        p.holes = c->holes;
-        p.walls = c->walls;
-        if (c->span_div) p.span = c->tensors / c->span_div;
+        const planted_family *f = c->family;
+        p.capacity = f->capacity ? f->capacity : PLANTED_CAPACITY;
+        if (f->min_size) p.min_size = f->min_size;
+        p.heights = f->heights;
+        p.holes = f->holes;
+        p.walls = f->walls;
+        p.elongation = f->elongation;
+        p.span = f->span_div ? c->tensors / f->span_div : f->span;
         double t0 = now();
         bir_module *m = sba_gen_planted(&p, false, NULL, &err);
         r->build_s = now() - t0;
@@ -627,8 +642,7 @@ typedef struct planted_pick {
 static bool is_planted(const bench_case *c, const void *ud)
 {
     const planted_pick *pp = ud;
-    return c->kind == CASE_PLANTED && !strcmp(c->heights, PLANTED[pp->fam].heights) && c->holes == PLANTED[pp->fam].holes &&
-           c->span_div == PLANTED[pp->fam].span_div && c->walls == PLANTED[pp->fam].walls && c->tensors == pp->size;
+    return c->kind == CASE_PLANTED && c->family == &PLANTED[pp->fam] && c->tensors == pp->size;
 }
 
 static bool is_subset(const bench_case *c, const void *ud) { return c->kind == CASE_SUBSET; }
@@ -993,10 +1007,7 @@ int main(int argc, char **argv)
                 c->kind = CASE_PLANTED;
                 c->tensors = o.planted_sizes[i];
                 c->seed = seed;
-                c->heights = PLANTED[fam].heights;
-                c->holes = PLANTED[fam].holes;
-                c->span_div = PLANTED[fam].span_div;
-                c->walls = PLANTED[fam].walls;
+                c->family = &PLANTED[fam];
                 snprintf(c->name, sizeof c->name, "planted %s %u seed %u", PLANTED[fam].name, c->tensors, seed);
                 if (wanted(&o, c->name)) n++;
             }

@@ -391,6 +391,68 @@ Test(gen, simultaneously_live_preplaced_tensors_are_disjoint)
 
 /* ---- errors --------------------------------------------------------------- */
 
+/* ---- planted instances ---------------------------------------------------- */
+
+/* The median number of steps a planted tensor lives: from its writer,
+ * "def@t", to its reader, "use@t" (inclusive). */
+static uint32_t median_life(const bir_module *m)
+{
+    const bir_function *fn = m->fns[0];
+    uint32_t *life = calloc(fn->nsets + 1, sizeof *life), n = 0;
+    cr_assert_not_null(life);
+    for (uint32_t s = 0; s < fn->nsets; s++) {
+        const bir_storage *st = &fn->sets[s]->storage;
+        unsigned lo, hi;
+        cr_assert(st->nwriters == 1 && st->nreaders == 1);
+        cr_assert_eq(sscanf(st->writers[0].inst->name, "def@%u", &lo), 1);
+        cr_assert_eq(sscanf(st->readers[0].inst->name, "use@%u", &hi), 1);
+        life[n++] = hi - lo + 1;
+    }
+    for (uint32_t i = 1; i < n; i++) /* insertion sort: a few hundred */
+        for (uint32_t j = i; j > 0 && life[j - 1] > life[j]; j--) {
+            uint32_t t = life[j];
+            life[j] = life[j - 1];
+            life[j - 1] = t;
+        }
+    uint32_t med = life[n / 2];
+    free(life);
+    return med;
+}
+
+/* With --elongation N a box is cut in time N times less often than its
+ * extents say, so tensors live longer (MiniMalloc's instances have tensors
+ * that live a tenth of the time and take a fiftieth of the bytes): at 8,
+ * the median tensor lives at least twice as long, over 5 seeds. The
+ * instance is still a tiling (the planted answer verifies, in
+ * tests/cli/planted.sh), and a walls instance refuses the option. */
+Test(gen, planted_elongation_makes_tensors_live_longer)
+{
+    for (uint64_t seed = 1; seed <= 5; seed++) {
+        uint32_t med[2];
+        for (int x = 0; x < 2; x++) {
+            sba_planted_options p;
+            sba_planted_defaults(&p);
+            p.seed = seed, p.tensors = 300, p.heights = "full", p.capacity = 1048576, p.min_size = 1024;
+            p.span = 1024, p.holes = 5, p.elongation = x ? 8 : 0;
+            sba_error err;
+            bir_module *m = sba_gen_planted(&p, false, NULL, &err);
+            cr_assert_not_null(m, "%s", err.message);
+            cr_assert_eq(m->fns[0]->nsets, 300u);
+            med[x] = median_life(m);
+            bir_module_free(m);
+        }
+        cr_assert_geq(med[1], 2 * med[0], "seed %llu: median life %u steps at elongation 8, %u without",
+                      (unsigned long long)seed, med[1], med[0]);
+    }
+    sba_planted_options p;
+    sba_planted_defaults(&p);
+    p.walls = true, p.heights = "full", p.elongation = 4;
+    sba_error err;
+    cr_assert_null(sba_gen_planted(&p, false, NULL, &err));
+    cr_assert_eq(err.code, SBA_ERR_USAGE);
+    cr_assert_not_null(strstr(err.message, "not to walls"), "%s", err.message);
+}
+
 Test(gen, bad_options_are_usage_errors)
 {
     struct {

@@ -1,7 +1,7 @@
 /* sballoc gen [--seed N] [--tensors N] [--loop-depth D] [--heights MIX]
  *             [--pressure X] [--target trn1|trn2|trn3] [--functions N] [-o OUT]
  * sballoc gen --planted [--seed N] [--tensors N] [--heights MIX] [--capacity B]
- *             [--span T] [--min-size B] [--holes PCT] [--walls] [-o OUT]
+ *             [--span T] [--min-size B] [--holes PCT] [--elongation N] [--walls] [-o OUT]
  *             [--solution FILE]
  *
  * Writes a generated kernel (see include/sballoc/gen.h) as JSON; with
@@ -21,7 +21,7 @@
 static const char USAGE[] = "usage: sballoc gen [--seed N] [--tensors N] [--loop-depth D] "
                             "[--heights MIX] [--pressure X] [--target trn1|trn2|trn3] [--functions N] [-o OUT]\n"
                             "       sballoc gen --planted [--seed N] [--tensors N] [--heights MIX] "
-                            "[--capacity B] [--span T] [--min-size B] [--holes PCT] [--walls] [-o OUT] "
+                            "[--capacity B] [--span T] [--min-size B] [--holes PCT] [--elongation N] [--walls] [-o OUT] "
                             "[--solution FILE]";
 
 static bool parse_u64(const char *s, uint64_t max, uint64_t *out)
@@ -91,6 +91,11 @@ int cmd_gen(int argc, char **argv)
             if (!parse_u64(v, UINT32_MAX, &n) || n == 0)
                 return cli_usage_error("gen", "--span: \"%s\" is not a count of time steps", v);
             po.span = (uint32_t)n;
+            only_planted = opt;
+        } else if (!strcmp(opt, "--elongation")) {
+            if (!parse_u64(v, UINT32_MAX, &n))
+                return cli_usage_error("gen", "--elongation: \"%s\" is not a count", v);
+            po.elongation = (uint32_t)n;
             only_planted = opt;
         } else if (!strcmp(opt, "--holes")) {
             if (!parse_u64(v, UINT32_MAX, &n))

@@ -83,6 +83,14 @@ typedef struct sba_planted_options {
      * about tensors × 100 / (100 - holes) pieces and a seeded choice of them
      * is dropped, so the instance keeps a known packing but has slack. */
     uint32_t holes;
+    /* How many times less often a box is cut in time than its extents
+     * alone would say (0 or 1: as they say), so that tensors live longer
+     * for their size: at N about N times longer, relative to the span,
+     * than they are tall relative to the capacity. MiniMalloc's
+     * challenging instances look like N = 1 to 13 (their median tensor
+     * lives 6-23 % of the time and takes 2-8 % of the capacity). Guillotine
+     * cuts only (not with walls). */
+    uint32_t elongation;
     /* The walls construction instead of guillotine cuts: at every step
      * some tensors end and the room they leave is cut again at new points,
      * as memory reused over time, so that no cut in time or bytes splits

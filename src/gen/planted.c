@@ -19,7 +19,8 @@
  *
  * Each cut picks, of two random boxes of the phase, the larger (bytes × time),
  * then the time axis or the byte axis with a probability proportional to the
- * box's extent along it relative to the whole, and a uniform cut point that
+ * box's extent along it relative to the whole (the time axis's divided by
+ * `elongation`, which makes tensors live longer), and a uniform cut point that
  * leaves both sides at least one step and `min_size` bytes (rounded up to the
  * target's alignment). A box that cannot be cut any more is retired; when
  * none is left the generator fails with a usage error (ask for a larger span
@@ -96,8 +97,10 @@ static void cut(planted *p, uint32_t i)
     pbox b = p->box[i], c = b;
     int64_t tl = b.t1 - b.t0, al = b.a1 - b.a0;
     bool can_t = tl >= 2, can_a = al >= 2 * p->min_units;
-    /* relative extents: a box long in time is cut in time more often */
+    /* relative extents: a box long in time is cut in time more often
+     * (elongation: that much less often) */
     double wt = can_t ? (double)tl / (double)p->o->span : 0, wa = can_a ? (double)al / (double)p->units : 0;
+    if (p->o->elongation > 1) wt /= p->o->elongation;
     bool in_time = (double)prng_below(&p->r, 1u << 30) / (double)(1u << 30) * (wt + wa) < wt;
     if (in_time) {
         int64_t at = b.t0 + 1 + (int64_t)prng_below(&p->r, (uint64_t)(tl - 1));
@@ -588,6 +591,10 @@ bir_module *sba_gen_planted(const sba_planted_options *o, bool solution, const s
                        (long long)o->capacity, (long long)o->min_size), NULL;
     if (o->holes > 90)
         return sba_err(err, SBA_ERR_USAGE, "holes must be a percent in 0..90, got %u", o->holes), NULL;
+    if (o->elongation > 1000)
+        return sba_err(err, SBA_ERR_USAGE, "elongation must be in 0..1000, got %u", o->elongation), NULL;
+    if (o->walls && o->elongation > 1)
+        return sba_err(err, SBA_ERR_USAGE, "elongation applies to guillotine cuts, not to walls"), NULL;
     if (o->walls && !w[0] && w[1])
         return sba_err(err, SBA_ERR_USAGE, "walls in 2-D need quarter heights (q > 0): every quarter's room is "
                        "cut, got \"%s\"", o->heights ? o->heights : "q:1,h:1,f:1"),

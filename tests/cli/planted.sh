@@ -42,6 +42,20 @@ grep -q '^sets: 250$' "$tmp/out" || fail "--holes 20 --tensors 250: $(grep '^set
 "$bin" gen --planted --holes 91 >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] && grep -q 'holes must be a percent' "$tmp/err" || fail "gen --planted --holes 91: $(cat "$tmp/err")"
 
+# Elongation: tensors that live longer for their size (cuts in time that
+# much rarer), as MiniMalloc's instances. Still a tiling with holes: the
+# planted packing verifies and the count is the one asked for.
+"$bin" gen --planted --seed 4 --tensors 300 --heights full --capacity 1048576 --min-size 1024 --span 1024 \
+    --holes 5 --elongation 8 -o "$tmp/e.json" --solution "$tmp/e.sol.json" 2>"$tmp/err" ||
+    fail "gen --planted --elongation 8: $(cat "$tmp/err")"
+"$bin" verify "$tmp/e.sol.json" >/dev/null 2>"$tmp/err" || fail "elongated planted solution: $(cat "$tmp/err")"
+"$bin" check "$tmp/e.json" >"$tmp/out" || fail "check of an elongated planted instance"
+grep -q '^sets: 300$' "$tmp/out" || fail "--elongation 8 --tensors 300: $(grep '^sets' "$tmp/out")"
+"$bin" gen --planted --elongation x >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q 'elongation: "x" is not a count' "$tmp/err" || fail "gen --elongation x: $(cat "$tmp/err")"
+"$bin" gen --elongation 2 >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q 'applies only to --planted' "$tmp/err" || fail "gen --elongation without --planted: $(cat "$tmp/err")"
+
 # Walls: memory reused over time, a 1-D tiling no guillotine cut splits.
 # The same arguments give the same bytes, the planted packing verifies, the
 # count is the one asked for, and there is no slack.
