@@ -460,6 +460,29 @@ Test(strips, pads_the_slack_of_tilings_with_holes)
     cr_assert_geq(packed, 3u, "%u of 12 tilings with holes packed", packed);
 }
 
+/* A share spent while the padding is read (its subset sums count) leaves
+ * the padded part's searches nothing, not an endless budget: on tilings
+ * with holes and shares of 1e3 to 1e6 units, the strips end within what
+ * reading one padding can overrun (a 2^12 subset scan per section). A
+ * planted function of 260 tensors with holes ran for minutes so. */
+Test(strips, a_share_spent_on_the_padding_leaves_its_searches_nothing, .timeout = 60)
+{
+    static tiling t;
+    for (uint64_t seed = 1; seed <= 6; seed++)
+        for (uint64_t budget = 1000; budget <= 1000000; budget *= 4) {
+            cut_tiling(&t, seed, 300, 200, 1, 65536, 32);
+            for (uint32_t i = 0; i < t.p.n; i += 20) {
+                t.p.n--;
+                t.node[i] = t.node[t.p.n];
+            }
+            uint64_t work;
+            int r = strips(&t, budget, &work);
+            cr_assert_leq(work, budget + (200ull << 12), "seed %llu, budget %llu: work %llu (%d)",
+                          (unsigned long long)seed, (unsigned long long)budget, (unsigned long long)work, r);
+            if (r == SB_PACK_PACKED) check_packing(&t);
+        }
+}
+
 /* Larger ones, of 500: the cuts read the slack as holes (strips.c, Slack),
  * the set of a strip leaving in each section no more than the part has
  * free; the padding alone packed 2 of these 12. */

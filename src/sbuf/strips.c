@@ -210,6 +210,10 @@ static int cmp_seed(const void *x, const void *y)
     return a->k < b->k ? -1 : a->k > b->k;
 }
 
+/* What is left of `budget` after `work` (which may overrun it a little:
+ * steps are counted before the budget is checked). */
+static uint64_t left_of(uint64_t budget, uint64_t work) { return work < budget ? budget - work : 0; }
+
 /* ⌈log2 n⌉ + 1: what a sort of n costs per item, in work units. */
 static uint64_t lg(uint32_t n) { return n ? (uint64_t)(32 - __builtin_clz(n)) : 1; }
 
@@ -264,7 +268,7 @@ static int leaf(strips *T, const st_item *it, uint32_t m, int64_t cap, uint8_t M
     sb_pack_problem sub = {.K = k1 - k0 + 1, .Q = p->Q, .n = m, .nfixed = (M & all) != all, .nodes = pn, .fixed = fx,
                            .cap = cap, .align = p->align, .seed = p->seed ^ ((uint64_t)it[0].id << 20 ^ m),
                            .off = off, .opt = opt};
-    uint64_t left = T->work < T->budget ? T->budget - T->work : 0, most = per_node * m, work = 0, visited = 0;
+    uint64_t left = left_of(T->budget, T->work), most = per_node * m, work = 0, visited = 0;
     r = sb_skyline_pack(&sub, &ar, left < most ? left : most, &work, &visited);
     T->work += work, T->visited += visited;
     if (r == SB_PACK_BUDGET && T->work < T->budget) r = SB_PACK_NONE; /* the leaf's share, not the whole */
@@ -1238,13 +1242,13 @@ static int pack_padded(const sb_pack_problem *p, const sba_allocator *a, uint64_
              * what is left (refill.c), where no guillotine cut is needed */
             sba_arena ar;
             sba_arena_init(&ar, a);
-            r = sb_refill_pack(&padded, &ar, (budget - *work) / 4, &w, &v);
+            r = sb_refill_pack(&padded, &ar, left_of(budget, *work) / 4, &w, &v);
             sba_arena_free(&ar);
             *work += w, *visited += v;
             if (r == SB_PACK_NOMEM) break;
             w = v = 0;
         }
-        if (r != SB_PACK_PACKED) r = sb_strips_pack(&padded, a, budget - *work, &w, &v);
+        if (r != SB_PACK_PACKED) r = sb_strips_pack(&padded, a, left_of(budget, *work), &w, &v);
         *work += w, *visited += v;
     }
     if (r == SB_PACK_PACKED)
@@ -1307,7 +1311,7 @@ int sb_strips_pack(const sb_pack_problem *p, const sba_allocator *a, uint64_t bu
             for (uint32_t x = 0; x < 2 && r == SB_PACK_NONE && !T.nomem; x++) {
                 T.holes = x == 0;
                 memset(T.failed.slot, 0, (size_t)FAILED_PIECES * sizeof *T.failed.slot);
-                T.budget = T.work + (whole - T.work) / 2;
+                T.budget = T.work + left_of(whole, T.work) / 2;
                 r = solve(&T, it, p->n, cap, 0, M);
                 if (r == SB_PACK_BUDGET) r = SB_PACK_NONE;
             }
