@@ -29,11 +29,14 @@
  *   - in address order (dfs_address, MiniMalloc's form): branch on every
  *     unplaced node and option where it lands, in order of (address, rank),
  *     never below the last placement, and never at or above the lowest top an
- *     unplaced node could reach (that node could take the room below). As in
- *     MiniMalloc, where each node lands is kept up to date as nodes are
- *     placed (a placement raises its neighbours' landings, undone on
- *     backtrack), not recomputed over its sections at every search node;
- *     a node identical to one that failed at an address is not tried there.
+ *     unplaced node could reach (that node could take the room below); a
+ *     node identical to one that failed at an address is not tried there.
+ * In both, as in MiniMalloc, where each node lands is kept up to date as
+ * floors rise (a placement raises its neighbours' landings, a place left
+ * empty those of the nodes through it, undone on backtrack), not
+ * recomputed over its sections wherever it is read: with long-lived nodes
+ * the floor search read each one's sections for every candidate of every
+ * place it scanned.
  * A third run, the greedy skip, is the first with its floor raised straight
  * to the next landing: fast where a packing exists, it can only pack.
  * Pruning, in every search node: in each section, the unplaced bytes ×
@@ -85,8 +88,8 @@
 
 #define DEFAULT_BUDGET 4000000000ull
 #define REPAIR_BUDGET 150000000ull
-/* Up to this many pairs of nodes sharing a section, the address search
- * lists them to keep landings up to date (8 bytes each). */
+/* Up to this many pairs of nodes sharing a section, the complete searches
+ * list them to keep landings up to date (8 bytes each). */
 #define NEIGHBOUR_PAIRS 4000000ull
 /* The strips' bounds in their run with wide ones (KIND_STRIPS_WIDE). */
 #define STRIPS_WIDE 16
@@ -218,11 +221,30 @@ static void floor_to(sx *S, uint32_t idx, int64_t v)
     S->floor[idx] = v;
 }
 
+/* Raises floor idx (place q * K + k) to v, on the trail; where landings
+ * are kept (S->inc), those of the unplaced nodes through the place rise
+ * with it, as a placement raises them (raise_landings). */
 static bool set_floor(sx *S, uint32_t idx, int64_t v)
 {
-    if (!sba_arena_grow(S->ar, (void **)&S->trail, &S->captrail, S->ntrail + 1, sizeof *S->trail))
+    uint32_t q = idx / S->K, k = idx % S->K, most = 1;
+    if (S->inc) most += S->ncover[k] * MAX_OPTIONS;
+    if (!sba_arena_grow(S->ar, (void **)&S->trail, &S->captrail, S->ntrail + most, sizeof *S->trail))
         return false;
     floor_to(S, idx, v);
+    if (!S->inc) return true;
+    uint32_t places = S->Q * S->K;
+    S->work += S->ncover[k];
+    for (uint32_t x = 0; x < S->ncover[k]; x++) {
+        uint32_t j = S->cover[k][x];
+        if (S->placed[j]) continue;
+        const sx_node *nj = &S->nodes[j];
+        for (uint32_t oj = 0; oj < nj->nopt; oj++) {
+            int64_t *r = &S->raw[(size_t)j * MAX_OPTIONS + oj];
+            if (*r >= v || !(nj->qmask[oj] & (1u << q))) continue;
+            S->trail[S->ntrail++] = (trail_entry){places + j * MAX_OPTIONS + oj, *r};
+            *r = v;
+        }
+    }
     return true;
 }
 
@@ -1272,10 +1294,11 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
     for (uint32_t i = 0; i < nn; i++) S.by_start[S.first_at[S.nodes[i].s0]++] = i;
     for (uint32_t k = S.K; k > 0; k--) S.first_at[k] = S.first_at[k - 1];
     S.first_at[0] = 0;
-    /* the address search keeps every node's landings up to date as nodes
-     * are placed (as MiniMalloc keeps minimum offsets), where the pairs of
-     * nodes that share a section are not too many to list */
-    if (kind == KIND_ADDRESS) {
+    /* the complete searches keep every node's landings up to date as
+     * nodes are placed (as MiniMalloc keeps minimum offsets), where the
+     * pairs of nodes that share a section are not too many to list: a
+     * landing is then read, not recomputed over the node's sections */
+    if (kind == KIND_ADDRESS || kind == KIND_FLOOR || kind == KIND_GREEDY) {
         uint64_t pairs = 0;
         for (uint32_t i = 0; i < nn; i++) pairs += S.first_at[S.nodes[i].s1 + 1] - S.first_at[S.nodes[i].s0];
         if (pairs <= NEIGHBOUR_PAIRS) {
@@ -1299,7 +1322,7 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
                 }
             S.inc = true;
         }
-        if (!find_twins(&S, ar)) return -1;
+        if (kind == KIND_ADDRESS && !find_twins(&S, ar)) return -1;
     }
     S.fcover = sba_arena_array(ar, (size_t)S.K + 1, sizeof *S.fcover);
     S.nfcover = sba_arena_array(ar, (size_t)S.K + 1, sizeof *S.nfcover);

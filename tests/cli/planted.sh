@@ -109,7 +109,7 @@ done
 # Insertion: with a budget the search of this instance runs out on, the
 # nodes select left unplaced are put in one at a time (the windows around
 # each repacked): some go in, and the result still verifies.
-"$bin" gen --planted --seed 1 --tensors 300 --heights full --holes 10 -o "$tmp/i.json" || fail "gen holes 10"
+"$bin" gen --planted --seed 3 --tensors 300 --heights full --holes 10 -o "$tmp/i.json" || fail "gen holes 10"
 "$bin" alloc "$tmp/i.json" --search-budget 100000000 --report --log -o "$tmp/i.out.json" >"$tmp/report" \
     2>"$tmp/log" || fail "alloc with insertion: $(cat "$tmp/log")"
 grep -Eq '^search: insertion put [1-9][0-9]* of [0-9]+ unplaced nodes' "$tmp/report" ||
