@@ -221,6 +221,20 @@ static void floor_to(sx *S, uint32_t idx, int64_t v)
     S->floor[idx] = v;
 }
 
+/* Lifts the kept landings of unplaced node j's options that take a quarter
+ * of `mask` to `top`, on the trail (which has room for them). */
+static void lift_landings(sx *S, uint32_t j, uint8_t mask, int64_t top)
+{
+    const sx_node *nj = &S->nodes[j];
+    const uint32_t places = S->Q * S->K;
+    for (uint32_t oj = 0; oj < nj->nopt; oj++) {
+        int64_t *r = &S->raw[(size_t)j * MAX_OPTIONS + oj];
+        if (*r >= top || !(nj->qmask[oj] & mask)) continue;
+        S->trail[S->ntrail++] = (trail_entry){places + j * MAX_OPTIONS + oj, *r};
+        *r = top;
+    }
+}
+
 /* Raises floor idx (place q * K + k) to v, on the trail; where landings
  * are kept (S->inc), those of the unplaced nodes through the place rise
  * with it, as a placement raises them (raise_landings). */
@@ -232,19 +246,9 @@ static bool set_floor(sx *S, uint32_t idx, int64_t v)
         return false;
     floor_to(S, idx, v);
     if (!S->inc) return true;
-    uint32_t places = S->Q * S->K;
     S->work += S->ncover[k];
-    for (uint32_t x = 0; x < S->ncover[k]; x++) {
-        uint32_t j = S->cover[k][x];
-        if (S->placed[j]) continue;
-        const sx_node *nj = &S->nodes[j];
-        for (uint32_t oj = 0; oj < nj->nopt; oj++) {
-            int64_t *r = &S->raw[(size_t)j * MAX_OPTIONS + oj];
-            if (*r >= v || !(nj->qmask[oj] & (1u << q))) continue;
-            S->trail[S->ntrail++] = (trail_entry){places + j * MAX_OPTIONS + oj, *r};
-            *r = v;
-        }
-    }
+    for (uint32_t x = 0; x < S->ncover[k]; x++)
+        if (!S->placed[S->cover[k][x]]) lift_landings(S, S->cover[k][x], (uint8_t)(1u << q), v);
     return true;
 }
 
@@ -263,20 +267,9 @@ static void undo_to(sx *S, uint32_t mark)
  * option o, to its top (the trail has room: see put). */
 static void raise_landings(sx *S, uint32_t i, uint32_t o, int64_t top)
 {
-    const sx_node *nd = &S->nodes[i];
-    uint32_t places = S->Q * S->K;
     S->work += S->nbr_of[i + 1] - S->nbr_of[i];
-    for (uint32_t x = S->nbr_of[i]; x < S->nbr_of[i + 1]; x++) {
-        uint32_t j = S->nbr[x];
-        if (S->placed[j]) continue;
-        const sx_node *nj = &S->nodes[j];
-        for (uint32_t oj = 0; oj < nj->nopt; oj++) {
-            int64_t *r = &S->raw[(size_t)j * MAX_OPTIONS + oj];
-            if (*r >= top || !(nj->qmask[oj] & nd->qmask[o])) continue;
-            S->trail[S->ntrail++] = (trail_entry){places + j * MAX_OPTIONS + oj, *r};
-            *r = top;
-        }
-    }
+    for (uint32_t x = S->nbr_of[i]; x < S->nbr_of[i + 1]; x++)
+        if (!S->placed[S->nbr[x]]) lift_landings(S, S->nbr[x], S->nodes[i].qmask[o], top);
 }
 
 /* The bytes of place (q, k) from `from` up that nodes can still take: the
