@@ -119,6 +119,11 @@ static const planted_family PLANTED[] = {
     {.name = "1-D long 5% holes",
      .title = "1-D, 5 % holes, long-lived at MiniMalloc's scale (`--elongation 8`, 1 MiB, 1,024 steps)",
      .heights = "full", .holes = 5, .span = 1024, .capacity = 1048576, .min_size = 1024, .elongation = 8},
+    /* MiniMalloc's challenging instances hold 154-296 buffers of a median
+     * 2-8 % of the 1 MiB, over 72-114 distinct times */
+    {.name = "1-D MiniMalloc sizes 5% holes",
+     .title = "1-D, 5 % holes at MiniMalloc's sizes (`--min-size 16384 --elongation 4`, 1 MiB, span tensors / 3)",
+     .heights = "full", .holes = 5, .span_div = 3, .capacity = 1048576, .min_size = 16384, .elongation = 4},
     {.name = "1-D walls", .title = "1-D walls (`--walls`, span tensors / 4)", .heights = "full", .walls = true},
     {.name = "2-D walls", .title = "2-D walls (`--walls`, q:h:f 1:1:1, span tensors / 4)", .heights = "q:1,h:1,f:1",
      .walls = true},
