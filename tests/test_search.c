@@ -313,6 +313,33 @@ Test(search, floor_searches_keep_landings_up_to_date)
     planted_long_with_holes_packs(3, 260, 11, 13, 300000000, lines);
 }
 
+/* The parts select failed are searched the smallest first, each on a fair
+ * share of what is left: here one of 30 nodes packs at once and leaves
+ * its share to the one of 60, which needs more than half of what the
+ * iteration has (searched first, on half, it left a tensor to spill). */
+Test(search, small_parts_first_leave_their_share_to_the_large)
+{
+    sba_planted_options p;
+    sba_planted_defaults(&p);
+    p.seed = 2;
+    p.tensors = 100;
+    p.heights = "q:3,h:1,f:1";
+    p.span = 25;
+    sba_error err;
+    bir_module *m = sba_gen_planted(&p, false, NULL, &err);
+    cr_assert_not_null(m, "gen --planted: %s", err.message);
+    char lines[4096] = "";
+    sba_alloc_options o = {.log = search_lines, .log_ud = lines};
+    sba_alloc_report r;
+    cr_assert_eq(sba_allocate_module(m, &o, &r, &err), SBA_OK, "allocate: %s", err.message);
+    cr_assert_eq(r.fns[0].spilled, 0u, "spilled %u:\n%s", r.fns[0].spilled, lines);
+    sba_alloc_report_free(&r);
+    cr_assert_eq(sba_verify_module(m, NULL, &err), SBA_OK, "verify: %s", err.message);
+    const char *small = strstr(lines, "part of 30 nodes"), *large = strstr(lines, "part of 60 nodes");
+    cr_assert(small && large && small < large, "%s", lines);
+    bir_module_free(m);
+}
+
 /* The greedy skip also takes MiniMalloc's orders: here T-A-W packs the
  * 300-node part that the skylines and the greedy runs by area, start, end
  * and T-W-A, all run before it, do not. */

@@ -71,7 +71,8 @@
  * work — search nodes plus landing evaluations and section scans — never
  * seconds, so the answer is the same on any machine. A function has 4e9
  * units (options->search_budget); each fixpoint iteration takes up to 7/8
- * of what is left, shared fairly by its failing parts, so the iterations
+ * of what is left, shared fairly by its failing parts, the smallest
+ * first (what one leaves goes to the larger ones), so the iterations
  * after spill code still search; 1e9 is 1 to 3 s on parts of hundreds of nodes,
  * up to 15 s on functions of a million tensors. The report says whether
  * the search packed, proved infeasibility or ran out.
@@ -1524,14 +1525,19 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
     uint32_t *pb = sba_arena_array(&c->ar, (size_t)c->n + 1, sizeof *pb);
     uint32_t np = ids && from && pa && pb ? sb_parts(c, ids, &m, from) : UINT32_MAX;
     if (np == UINT32_MAX) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory");
-    /* The parts where select failed; each gets a fair share of what is left. */
+    /* The parts where select failed, the smallest first; each gets a fair
+     * share of what is left, so what one that packs at once leaves goes to
+     * those after it, the large ones that need it. */
     uint32_t nfailing = 0, outcome = 0;
     bool all = true;
     for (uint32_t p = 0; p < np; p++) {
         uint32_t a = from[p], b = from[p + 1];
         bool failed = false;
         for (uint32_t x = a; x < b; x++) failed |= c->info[ids[x]].spill;
-        if (failed) pa[nfailing] = a, pb[nfailing++] = b;
+        if (!failed) continue;
+        uint32_t y = nfailing++; /* insertion: stable, so equal sizes stay in program order */
+        for (; y > 0 && pb[y - 1] - pa[y - 1] > b - a; y--) pa[y] = pa[y - 1], pb[y] = pb[y - 1];
+        pa[y] = a, pb[y] = b;
     }
     /* This iteration leaves an eighth of what is left to the next: after
      * spill code the function is easier, and must still be searched. */
