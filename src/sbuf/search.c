@@ -1515,15 +1515,27 @@ uint32_t sb_parts(sb_ctx *c, uint32_t *ids, uint32_t *m, uint32_t *from)
     return np;
 }
 
+/* A part: ids[a .. b) of sb_parts's order. */
+typedef struct part_span {
+    uint32_t a, b;
+} part_span;
+
+/* Smallest first; equal sizes in program order. */
+static int cmp_span(const void *x, const void *y)
+{
+    const part_span *p = x, *q = y;
+    if (p->b - p->a != q->b - q->a) return p->b - p->a < q->b - q->a ? -1 : 1;
+    return (p->a > q->a) - (p->a < q->a);
+}
+
 sba_status sb_search_packing(sb_ctx *c, bool *packed)
 {
     *packed = false;
     /* Parts: representatives sorted by start; a part ends where the live set empties. */
     uint32_t *ids = sba_arena_array(&c->ar, (size_t)c->n + 1, sizeof *ids), m = 0;
     uint32_t *from = sba_arena_array(&c->ar, (size_t)c->n + 2, sizeof *from);
-    uint32_t *pa = sba_arena_array(&c->ar, (size_t)c->n + 1, sizeof *pa);
-    uint32_t *pb = sba_arena_array(&c->ar, (size_t)c->n + 1, sizeof *pb);
-    uint32_t np = ids && from && pa && pb ? sb_parts(c, ids, &m, from) : UINT32_MAX;
+    part_span *fail = sba_arena_array(&c->ar, (size_t)c->n + 1, sizeof *fail);
+    uint32_t np = ids && from && fail ? sb_parts(c, ids, &m, from) : UINT32_MAX;
     if (np == UINT32_MAX) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory");
     /* The parts where select failed, the smallest first; each gets a fair
      * share of what is left, so what one that packs at once leaves goes to
@@ -1534,16 +1546,14 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
         uint32_t a = from[p], b = from[p + 1];
         bool failed = false;
         for (uint32_t x = a; x < b; x++) failed |= c->info[ids[x]].spill;
-        if (!failed) continue;
-        uint32_t y = nfailing++; /* insertion: stable, so equal sizes stay in program order */
-        for (; y > 0 && pb[y - 1] - pa[y - 1] > b - a; y--) pa[y] = pa[y - 1], pb[y] = pb[y - 1];
-        pa[y] = a, pb[y] = b;
+        if (failed) fail[nfailing++] = (part_span){a, b};
     }
+    qsort(fail, nfailing, sizeof *fail, cmp_span);
     /* This iteration leaves an eighth of what is left to the next: after
      * spill code the function is easier, and must still be searched. */
     uint64_t pool = c->search_left - c->search_left / 8, spent = 0;
     for (uint32_t x = 0; x < nfailing; x++) {
-        uint32_t a = pa[x], b = pb[x];
+        uint32_t a = fail[x].a, b = fail[x].b;
         /* The portfolio (PLAN), as the header says. */
         uint64_t left = (pool - (spent < pool ? spent : pool)) / (nfailing - x), at_start = c->search_left;
         int r = OUTCOME_BUDGET;
