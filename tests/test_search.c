@@ -264,11 +264,27 @@ static void search_lines(void *ud, const char *line)
         snprintf(keep + len, 4096 - len, "%s\n", line);
 }
 
+/* The planted function of p, on `budget` units (0: the default), packs
+ * with no spill, proved; `lines` gets the search's lines. */
+static void planted_packs(const sba_planted_options *p, uint64_t budget, char *lines)
+{
+    sba_error err;
+    bir_module *m = sba_gen_planted(p, false, NULL, &err);
+    cr_assert_not_null(m, "gen --planted: %s", err.message);
+    lines[0] = '\0';
+    sba_alloc_options o = {.search_budget = budget, .log = search_lines, .log_ud = lines};
+    sba_alloc_report r;
+    cr_assert_eq(sba_allocate_module(m, &o, &r, &err), SBA_OK, "allocate: %s", err.message);
+    cr_assert_eq(r.fns[0].spilled, 0u, "spilled %u:\n%s", r.fns[0].spilled, lines);
+    sba_alloc_report_free(&r);
+    cr_assert_eq(sba_verify_module(m, NULL, &err), SBA_OK, "verify: %s", err.message);
+    bir_module_free(m);
+}
+
 /* A planted 1-D function with holes, as MiniMalloc's instances: 1 MiB,
  * tensors of at least 1 KiB over 1,024 steps, `holes` percent of the tiling
  * left out, cuts in time `elongation` times rarer, on `budget` units (0:
- * the default). Packs with no spill, proved; `lines` gets the search's
- * lines. */
+ * the default). */
 static void planted_long_with_holes_packs(uint64_t seed, uint32_t tensors, uint32_t holes, uint32_t elongation,
                                           uint64_t budget, char *lines)
 {
@@ -282,17 +298,7 @@ static void planted_long_with_holes_packs(uint64_t seed, uint32_t tensors, uint3
     p.min_size = 1024;
     p.holes = holes;
     p.elongation = elongation;
-    sba_error err;
-    bir_module *m = sba_gen_planted(&p, false, NULL, &err);
-    cr_assert_not_null(m, "gen --planted: %s", err.message);
-    lines[0] = '\0';
-    sba_alloc_options o = {.search_budget = budget, .log = search_lines, .log_ud = lines};
-    sba_alloc_report r;
-    cr_assert_eq(sba_allocate_module(m, &o, &r, &err), SBA_OK, "allocate: %s", err.message);
-    cr_assert_eq(r.fns[0].spilled, 0u, "spilled %u:\n%s", r.fns[0].spilled, lines);
-    sba_alloc_report_free(&r);
-    cr_assert_eq(sba_verify_module(m, NULL, &err), SBA_OK, "verify: %s", err.message);
-    bir_module_free(m);
+    planted_packs(&p, budget, lines);
 }
 
 static void planted_with_holes_packs(uint64_t seed, uint32_t tensors, uint32_t holes, char *lines)
@@ -325,19 +331,10 @@ Test(search, small_parts_first_leave_their_share_to_the_large)
     p.tensors = 100;
     p.heights = "q:3,h:1,f:1";
     p.span = 25;
-    sba_error err;
-    bir_module *m = sba_gen_planted(&p, false, NULL, &err);
-    cr_assert_not_null(m, "gen --planted: %s", err.message);
-    char lines[4096] = "";
-    sba_alloc_options o = {.log = search_lines, .log_ud = lines};
-    sba_alloc_report r;
-    cr_assert_eq(sba_allocate_module(m, &o, &r, &err), SBA_OK, "allocate: %s", err.message);
-    cr_assert_eq(r.fns[0].spilled, 0u, "spilled %u:\n%s", r.fns[0].spilled, lines);
-    sba_alloc_report_free(&r);
-    cr_assert_eq(sba_verify_module(m, NULL, &err), SBA_OK, "verify: %s", err.message);
+    char lines[4096];
+    planted_packs(&p, 0, lines);
     const char *small = strstr(lines, "part of 30 nodes"), *large = strstr(lines, "part of 60 nodes");
     cr_assert(small && large && small < large, "%s", lines);
-    bir_module_free(m);
 }
 
 /* The greedy skip also takes MiniMalloc's orders: here T-A-W packs the
