@@ -5,11 +5,13 @@
  * reported as such; identical tensors are not tried in every order; the
  * greedy runs take MiniMalloc's orders too, and restart with those orders
  * perturbed; the time sections a search keeps keep every meeting of two
- * live ranges; the same input gives the same placements. Every
+ * live ranges; the same input gives the same placements; the address
+ * search's pruning keeps every planted packing (followed step by step). Every
  * allocation is proved by the verifier, and the 1-D ones are also checked by
  * the independent CSV checker against the capacity. */
 #include <criterion/criterion.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sballoc/alloc.h"
@@ -397,4 +399,136 @@ Test(search, kept_sections_keep_every_meeting)
     }
     for (uint32_t x = 0; x < N; x++) s0[x] = x, s1[x] = N - 1;
     cr_assert_eq(sb_kept_sections(N, s0, s1, N, events, rank), 1u);
+}
+
+/* ---- the pruning keeps every packing it should ---------------------------
+ * In a packing where no tensor could sit lower in any of its bands, every
+ * tensor rests on another (or on 0): the address search builds such a
+ * packing in order of address, so none of its rules (the lowest top an
+ * unplaced node could reach, the room each section has left above its
+ * floors and landings, per band and in all, the twins) may cut it.
+ * Followed candidate by candidate, a planted packing pushed down so must be
+ * reached in every part, across families, sizes and seeds; a rule that
+ * cut it would leave a part short (one that took the lowest top an
+ * alignment unit lower does, on the 2-D family). The placement reached is
+ * committed and proved by the verifier. */
+
+/* Moves each node of the packing (addr, base by node) to the lowest spot
+ * any of its bases allows with every other node where it is, until none
+ * moves. A planted packing may leave a quarter empty where a tensor of
+ * another quarter could go. */
+static void push_down(const sb_ctx *c, int64_t *addr, int32_t *base)
+{
+    const int64_t align = c->t->sbuf_align, cap = c->t->sbuf_bytes / align * align;
+    for (bool moved = true; moved;) {
+        moved = false;
+        for (uint32_t i = 0; i < c->n; i++) {
+            const sb_node *nd = &c->info[i];
+            if (nd->rep != i || nd->precoloured) continue;
+            for (uint32_t k = 0; k < sb_height_bands(nd->height); k++) {
+                int32_t b = (int32_t)sb_height_band_start(nd->height, k);
+                if (!(nd->base_mask & (1u << (b / 32))) || b + nd->partitions > c->t->partitions) continue;
+                uint32_t q = sb_quarter_mask(b, nd->partitions);
+                /* the spots at 0 or on top of a neighbour in those quarters */
+                for (uint32_t y = 0; y <= nd->degree; y++) {
+                    int64_t at = 0;
+                    if (y < nd->degree) {
+                        uint32_t j = nd->adj[y];
+                        if (!(sb_quarter_mask(base[j], c->info[j].partitions) & q)) continue;
+                        at = (addr[j] + c->info[j].bytes + align - 1) / align * align;
+                    }
+                    if (at >= addr[i] || at + nd->bytes > cap) continue;
+                    bool clear = true;
+                    for (uint32_t x = 0; x < nd->degree && clear; x++) {
+                        uint32_t j = nd->adj[x];
+                        clear = !(sb_quarter_mask(base[j], c->info[j].partitions) & q) ||
+                                addr[j] >= at + nd->bytes || at >= addr[j] + c->info[j].bytes;
+                    }
+                    if (clear) addr[i] = at, base[i] = b, moved = true;
+                }
+            }
+        }
+    }
+}
+
+static void planted_packing_is_followed(const char *heights, uint32_t tensors, uint32_t span, uint32_t holes,
+                                        bool walls, uint64_t seed)
+{
+    sba_planted_options p;
+    sba_planted_defaults(&p);
+    p.seed = seed;
+    p.tensors = tensors;
+    p.heights = heights;
+    p.span = span;
+    p.holes = holes;
+    p.walls = walls;
+    sba_error err;
+    bir_module *planted = sba_gen_planted(&p, true, NULL, &err);
+    cr_assert_not_null(planted, "gen --planted: %s", err.message);
+    bir_module *m = sba_gen_planted(&p, false, NULL, &err);
+    cr_assert_not_null(m, "gen --planted: %s", err.message);
+    /* the planted placement by location (both modules number them alike) */
+    const bir_function *pf = planted->fns[0];
+    int64_t *where = calloc(pf->nloc_index + 1, sizeof *where);
+    int32_t *band = calloc(pf->nloc_index + 1, sizeof *band);
+    cr_assert(where && band);
+    for (uint32_t s = 0; s < pf->nsets; s++)
+        for (uint32_t l = 0; l < pf->sets[s]->nlocs; l++) {
+            const bir_location *loc = pf->sets[s]->locs[l];
+            where[loc->index] = loc->addr, band[loc->index] = loc->base;
+        }
+
+    sba_alloc_options o = {0};
+    sba_function_report rep = {0};
+    sb_ctx c;
+    sb_ctx_init(&c, m->fns[0], &m->target, &o, &rep, &err);
+    sba_status st = bir_validate_module(m, &err);
+    if (st == SBA_OK) st = sb_setup(&c);
+    if (st == SBA_OK) st = sb_front_half(&c, SB_TO_BUILD);
+    cr_assert_eq(st, SBA_OK, "front half: %s", err.message);
+    int64_t *addr = calloc(c.n + 1, sizeof *addr);
+    int32_t *base = calloc(c.n + 1, sizeof *base);
+    cr_assert(addr && base);
+    for (uint32_t i = 0; i < c.n; i++) addr[i] = where[c.info[i].loc->index], base[i] = band[c.info[i].loc->index];
+    push_down(&c, addr, base);
+    sb_guide g = {addr, base};
+    uint32_t followed = 0, parts = 0;
+    cr_assert_eq(sb_search_follow(&c, &g, &followed, &parts), SBA_OK, "%s", err.message);
+    cr_assert_eq(followed, parts,
+                 "%s, %u tensors, span %u, %u %% holes%s, seed %llu: the address search reached the end of %u of %u parts",
+                 heights, tensors, span, holes, walls ? ", walls" : "", (unsigned long long)seed, followed, parts);
+    for (uint32_t i = 0; i < c.n; i++) {
+        const sb_node *nd = &c.info[i];
+        cr_assert(nd->placed && nd->addr == addr[i] && nd->base == base[i], "%s is not where it was followed to",
+                  nd->loc->name);
+        bir_location *loc = nd->loc;
+        loc->addr = nd->addr, loc->base = nd->base, loc->live_n = nd->live_n;
+        loc->dims[0] = nd->partitions, loc->dims[1] = nd->live_n * nd->bytes_per_block, loc->has_dims = true;
+        bir_location_set_allocated(loc, true);
+    }
+    sb_ctx_free(&c);
+    cr_assert_eq(sba_verify_module(m, NULL, &err), SBA_OK, "verify: %s", err.message);
+    free(addr), free(base), free(where), free(band);
+    bir_module_free(m);
+    bir_module_free(planted);
+}
+
+Test(search, pruning_keeps_every_planted_packing)
+{
+    static const struct {
+        const char *heights;
+        uint32_t span_div; /* span = tensors / span_div; 0: the default */
+        uint32_t holes;
+        bool walls;
+    } families[] = {
+        {"full", 0, 0, false},        {"q:1,h:1,f:1", 0, 0, false}, {"q:3,h:1,f:1", 4, 0, false},
+        {"q:1,h:1,f:1", 6, 0, false}, {"full", 0, 5, false},        {"q:1,h:1,f:1", 0, 5, false},
+        {"full", 4, 0, true},         {"q:1,h:1,f:1", 4, 0, true},
+    };
+    for (uint32_t f = 0; f < sizeof families / sizeof families[0]; f++)
+        for (uint32_t tensors = 150; tensors <= 600; tensors *= 2)
+            for (uint64_t seed = 1; seed <= 5; seed++)
+                planted_packing_is_followed(families[f].heights, tensors,
+                                            families[f].span_div ? tensors / families[f].span_div : 0,
+                                            families[f].holes, families[f].walls, seed);
 }

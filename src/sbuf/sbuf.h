@@ -70,6 +70,12 @@ typedef struct sb_node {
     bool spill;
 } sb_node;
 
+/* A packing given by node id: where each node sits (sb_search_follow). */
+typedef struct sb_guide {
+    const int64_t *addr;
+    const int32_t *base;
+} sb_guide;
+
 typedef struct sb_ctx {
     bir_function *fn;
     const sba_target *t;
@@ -104,6 +110,7 @@ typedef struct sb_ctx {
     uint32_t capgaps;
     uint32_t rule;            /* select's choice among free spots: SB_RULE_* */
     uint64_t search_left;     /* the exact packer's work budget left for this function */
+    const sb_guide *guide;    /* a packing the address search follows (sb_search_follow) */
     uint64_t repair_left;     /* and its repairs' (a sixteenth more, apart) */
     uint64_t insert_left;     /* and its insertions' (another sixteenth) */
     uint64_t rescue_left;     /* the searches of the nodes spill code made, alone (search.c) */
@@ -292,6 +299,12 @@ sba_status sb_search_repair(sb_ctx *c, bool *packed);
 /* Where the search ran out: the unplaced nodes one at a time, each by a
  * repair of its own windows; *packed when every node is then placed. */
 sba_status sb_search_insert(sb_ctx *c, bool *packed);
+/* Follows a packing through the address search: at every level only the
+ * candidate it places next is kept. Where no node could sit lower (in any
+ * of its bands), a search whose pruning is sound reaches the end of every
+ * part. *followed and *parts count the parts it reached the end of and all
+ * of them; the reached ones are placed. */
+sba_status sb_search_follow(sb_ctx *c, const sb_guide *g, uint32_t *followed, uint32_t *parts);
 /* The guard's exact resort: every node spill code made, alone, searched
  * where select left one; every other node is left unplaced. */
 sba_status sb_search_unspillable(sb_ctx *c);

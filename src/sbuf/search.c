@@ -77,6 +77,11 @@
  * up to 15 s on functions of a million tensors. The report says whether
  * the search packed, proved infeasibility or ran out.
  *
+ * Given a packing, the address search can follow it (sb_search_follow):
+ * at every level only the candidate that packing places next is kept, so
+ * a packing where no node could sit lower is reached to the end exactly
+ * when no rule above cuts it; the tests follow planted packings so.
+ *
  * Requires: build, select. Produces: base/addr of every node of the parts it
  * packs. Complexity: exponential in the worst case, bounded by the budget. */
 #include <stdio.h>
@@ -159,6 +164,7 @@ typedef struct sx {
     int64_t last;          /* address search: the last placement's address and node */
     uint32_t lastnode;
     struct ocand *ocands;  /* candidates, a stack of levels */
+    const sb_guide *guide; /* the packing followed (sb_search_follow), or NULL */
     uint32_t *twin;        /* per node: the first node identical to it (itself if none) */
     uint64_t *failed_in;   /* per node and option: the search node where it failed at failed_at */
     int64_t *failed_at;
@@ -620,6 +626,27 @@ static int landings(sx *S, uint32_t ka, uint32_t kb, int64_t from, bool collect,
     return 1;
 }
 
+/* Following a packing: keeps, of this level's candidates from `base`, only
+ * the one the guide places next: the unplaced node of [ka, kb] lowest in
+ * it (then by rank), where it sits there. */
+static void follow(sx *S, uint32_t ka, uint32_t kb, uint32_t base)
+{
+    uint32_t next = UINT32_MAX;
+    int64_t lowest = 0;
+    for (uint32_t x = S->first_at[ka]; x < S->first_at[kb + 1]; x++) {
+        uint32_t j = S->by_start[x];
+        int64_t at = S->guide->addr[S->nodes[j].id];
+        if (!S->placed[j] && (next == UINT32_MAX || at < lowest || (at == lowest && j < next))) next = j, lowest = at;
+    }
+    uint32_t keep = base;
+    for (uint32_t x = base; x < S->nocand; x++) {
+        const ocand *oc = &S->ocands[x];
+        if (oc->node == next && oc->at == lowest && S->nodes[next].base[oc->opt] == S->guide->base[S->nodes[next].id])
+            S->ocands[keep++] = *oc;
+    }
+    S->nocand = keep;
+}
+
 static int dfs_address(sx *S, uint32_t ka, uint32_t kb)
 {
     if (S->nleft == 0) return 1;
@@ -641,6 +668,7 @@ static int dfs_address(sx *S, uint32_t ka, uint32_t kb)
         if (S->ocands[x].at < min_top) S->ocands[keep++] = S->ocands[x];
     S->nocand = keep;
     qsort(S->ocands + base, S->nocand - base, sizeof *S->ocands, cmp_ocand);
+    if (S->guide) follow(S, ka, kb, base);
     r = 0;
     const uint64_t here = S->visited;
     for (uint32_t x = base; x < S->nocand && r == 0; x++) {
@@ -1188,6 +1216,7 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
     }
     S.K = sb_kept_sections(u - 1, raw0, raw1, n, events, rank);
     S.Q = all_full ? 1 : SBA_BANDS;
+    S.guide = kind == KIND_ADDRESS && !flip ? c->guide : NULL;
     uint32_t nn = 0;
     for (uint32_t x = 0; x < n; x++) {
         const sb_node *nd = &c->info[ids[x]];
@@ -1825,6 +1854,27 @@ sba_status sb_search_insert(sb_ctx *c, bool *packed)
     *packed = left == 0;
     if (*packed && c->rep->search_outcome < OUTCOME_PACKED) c->rep->search_outcome = OUTCOME_PACKED;
     return SBA_OK;
+}
+
+/* ---- following a packing -------------------------------------------------- */
+sba_status sb_search_follow(sb_ctx *c, const sb_guide *g, uint32_t *followed, uint32_t *parts)
+{
+    uint32_t *ids = sba_arena_array(&c->ar, (size_t)c->n + 1, sizeof *ids), m = 0;
+    uint32_t *from = sba_arena_array(&c->ar, (size_t)c->n + 2, sizeof *from);
+    uint32_t np = ids && from ? sb_parts(c, ids, &m, from) : UINT32_MAX;
+    if (np == UINT32_MAX) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory");
+    *followed = 0, *parts = np;
+    c->guide = g;
+    int r = OUTCOME_PACKED;
+    for (uint32_t p = 0; p < np && r >= 0; p++) {
+        int64_t slack;
+        c->search_left = UINT64_MAX;
+        r = search_part(c, ids + from[p], from[p + 1] - from[p], (sx_run){KIND_ADDRESS, ORDER_AREA, 0}, false,
+                        UINT64_MAX / 2, &slack);
+        *followed += r == OUTCOME_PACKED;
+    }
+    c->guide = NULL;
+    return r < 0 ? sba_err(c->err, SBA_ERR_NOMEM, "out of memory in the exact packer") : SBA_OK;
 }
 
 /* ---- the nodes spill code made ---------------------------------------------
