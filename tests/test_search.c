@@ -266,36 +266,6 @@ static void search_lines(void *ud, const char *line)
         snprintf(keep + len, 4096 - len, "%s\n", line);
 }
 
-/* The allocator's set-up and front half on function 0 of m, as the driver
- * runs them, up to the interference graph. */
-static void front_half(bir_module *m, sb_ctx *c, const sba_alloc_options *o, sba_function_report *rep,
-                       sba_error *err)
-{
-    sb_ctx_init(c, m->fns[0], &m->target, o, rep, err);
-    sba_status st = bir_validate_module(m, err);
-    if (st == SBA_OK) st = sb_setup(c);
-    if (st == SBA_OK) st = sb_front_half(c, SB_TO_BUILD);
-    cr_assert_eq(st, SBA_OK, "front half: %s", err->message);
-}
-
-/* Writes every node's placement to its location, as commit does, frees
- * the context and proves the module's allocation with the verifier. */
-static void commit_and_verify(bir_module *m, sb_ctx *c)
-{
-    for (uint32_t i = 0; i < c->n; i++) {
-        const sb_node *nd = &c->info[i];
-        cr_assert(nd->placed, "%s is not placed", nd->loc->name);
-        bir_location *loc = nd->loc;
-        loc->addr = nd->addr, loc->base = nd->base, loc->live_n = nd->live_n;
-        loc->dims[0] = nd->partitions, loc->dims[1] = nd->live_n * nd->bytes_per_block, loc->has_dims = true;
-        bir_location_set_allocated(loc, true);
-    }
-    sb_ctx_free(c);
-    sba_error err;
-    cr_assert_eq(sba_verify_module(m, NULL, &err), SBA_OK, "verify: %s", err.message);
-    bir_module_free(m);
-}
-
 /* The planted function of p, on `budget` units (0: the default), packs
  * with no spill, proved; `lines` gets the search's lines. */
 static void planted_packs(const sba_planted_options *p, uint64_t budget, char *lines)
@@ -354,9 +324,7 @@ Test(search, floor_searches_keep_landings_up_to_date)
 /* The parts select failed are searched the smallest first, each on a fair
  * share of what is left: here one of 30 nodes packs at once and leaves
  * its share to the one of 60, which needs more than half of what the
- * iteration has (searched first, on half, it left a tensor to spill). The
- * search pass runs right after select, as the driver runs it when the
- * repair leaves the parts unplaced. */
+ * iteration has (searched first, on half, it left a tensor to spill). */
 Test(search, small_parts_first_leave_their_share_to_the_large)
 {
     sba_planted_options p;
@@ -365,63 +333,10 @@ Test(search, small_parts_first_leave_their_share_to_the_large)
     p.tensors = 100;
     p.heights = "q:3,h:1,f:1";
     p.span = 25;
-    sba_error err;
-    bir_module *m = sba_gen_planted(&p, false, NULL, &err);
-    cr_assert_not_null(m, "gen --planted: %s", err.message);
-    char lines[4096] = "";
-    sba_alloc_options o = {.log = search_lines, .log_ud = lines};
-    sba_function_report rep = {0};
-    sb_ctx c;
-    front_half(m, &c, &o, &rep, &err);
-    uint32_t *order = calloc(c.n + 1, sizeof *order), norder = 0;
-    cr_assert_not_null(order);
-    cr_assert_eq(sb_find_costs(&c), SBA_OK, "%s", err.message);
-    cr_assert_eq(sb_simplify(&c, order, &norder), SBA_OK, "%s", err.message);
-    cr_assert_gt(sb_select_nodes(&c, order, norder), 0u, "select alone packs it: nothing to search");
-    bool packed = false;
-    cr_assert_eq(sb_search_packing(&c, &packed), SBA_OK, "%s", err.message);
-    cr_assert(packed, "%s", lines);
+    char lines[4096];
+    planted_packs(&p, 0, lines);
     const char *small = strstr(lines, "part of 30 nodes"), *large = strstr(lines, "part of 60 nodes");
     cr_assert(small && large && small < large, "%s", lines);
-    commit_and_verify(m, &c);
-    free(order);
-}
-
-/* The repair first searches a window around all the nodes select left
- * unplaced; where that fails, or is too large to search, each is put in
- * on its own windows. Here select leaves 7 of 100 (2-D, mostly quarters),
- * their joint windows up to the whole function fail, and one by one puts
- * 6 in (before, the repair left all 7 to the search). The search then
- * packs the part that is left, as the driver runs it. */
-Test(search, repair_puts_nodes_in_one_by_one_where_their_window_fails)
-{
-    sba_planted_options p;
-    sba_planted_defaults(&p);
-    p.seed = 2;
-    p.tensors = 100;
-    p.heights = "q:3,h:1,f:1";
-    p.span = 25;
-    sba_error err;
-    bir_module *m = sba_gen_planted(&p, false, NULL, &err);
-    cr_assert_not_null(m, "gen --planted: %s", err.message);
-    sba_alloc_options o = {0};
-    sba_function_report rep = {0};
-    sb_ctx c;
-    front_half(m, &c, &o, &rep, &err);
-    uint32_t *order = calloc(c.n + 1, sizeof *order), norder = 0;
-    cr_assert_not_null(order);
-    cr_assert_eq(sb_find_costs(&c), SBA_OK, "%s", err.message);
-    cr_assert_eq(sb_simplify(&c, order, &norder), SBA_OK, "%s", err.message);
-    cr_assert_eq(sb_select_nodes(&c, order, norder), 7u);
-    bool packed = false;
-    cr_assert_eq(sb_search_repair(&c, &packed), SBA_OK, "%s", err.message);
-    uint32_t left = 0;
-    for (uint32_t i = 0; i < c.n; i++) left += !c.info[i].placed;
-    cr_assert_eq(left, 1u, "the repair left %u of 7 unplaced", left);
-    cr_assert_eq(sb_search_packing(&c, &packed), SBA_OK, "%s", err.message);
-    cr_assert(packed);
-    commit_and_verify(m, &c);
-    free(order);
 }
 
 /* The greedy skip also takes MiniMalloc's orders: here T-A-W packs the
@@ -566,7 +481,11 @@ static void planted_packing_is_followed(const char *heights, uint32_t tensors, u
     sba_alloc_options o = {0};
     sba_function_report rep = {0};
     sb_ctx c;
-    front_half(m, &c, &o, &rep, &err);
+    sb_ctx_init(&c, m->fns[0], &m->target, &o, &rep, &err);
+    sba_status st = bir_validate_module(m, &err);
+    if (st == SBA_OK) st = sb_setup(&c);
+    if (st == SBA_OK) st = sb_front_half(&c, SB_TO_BUILD);
+    cr_assert_eq(st, SBA_OK, "front half: %s", err.message);
     int64_t *addr = calloc(c.n + 1, sizeof *addr);
     int32_t *base = calloc(c.n + 1, sizeof *base);
     cr_assert(addr && base);
@@ -578,11 +497,19 @@ static void planted_packing_is_followed(const char *heights, uint32_t tensors, u
     cr_assert_eq(followed, parts,
                  "%s, %u tensors, span %u, %u %% holes%s, seed %llu: the address search reached the end of %u of %u parts",
                  heights, tensors, span, holes, walls ? ", walls" : "", (unsigned long long)seed, followed, parts);
-    for (uint32_t i = 0; i < c.n; i++)
-        cr_assert(c.info[i].placed && c.info[i].addr == addr[i] && c.info[i].base == base[i],
-                  "%s is not where it was followed to", c.info[i].loc->name);
-    commit_and_verify(m, &c);
+    for (uint32_t i = 0; i < c.n; i++) {
+        const sb_node *nd = &c.info[i];
+        cr_assert(nd->placed && nd->addr == addr[i] && nd->base == base[i], "%s is not where it was followed to",
+                  nd->loc->name);
+        bir_location *loc = nd->loc;
+        loc->addr = nd->addr, loc->base = nd->base, loc->live_n = nd->live_n;
+        loc->dims[0] = nd->partitions, loc->dims[1] = nd->live_n * nd->bytes_per_block, loc->has_dims = true;
+        bir_location_set_allocated(loc, true);
+    }
+    sb_ctx_free(&c);
+    cr_assert_eq(sba_verify_module(m, NULL, &err), SBA_OK, "verify: %s", err.message);
     free(addr), free(base), free(where), free(band);
+    bir_module_free(m);
     bir_module_free(planted);
 }
 

@@ -1683,11 +1683,7 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
  * range lies within that distance of an unplaced one's (where the live bytes
  * fill the SBUF a node can move only if the nodes around it can). Without
  * it the spill fixpoint spills one node per iteration around such points,
- * each iteration placing the function anew. Where the window of them all
- * fails, or is too large to search (a dozen reloads spread over a
- * function meet more than REPAIR_MAX_WINDOW nodes, and the repair then
- * searched nothing), each is put in on its own windows, as the insertion
- * below does, on what is left of the repair's share. */
+ * each iteration placing the function anew. */
 enum { REPAIR_MAX_FAILED = 16, REPAIR_MAX_WINDOW = 256, REPAIR_WINDOWS = 5, INSERT_MAX_FAILED = 1024 };
 
 /* Marks with role 1 the window of width w (0: the neighbours) around the
@@ -1771,8 +1767,6 @@ static int repair_windows(sb_ctx *c, uint32_t only, uint32_t *ids, uint8_t *role
     return r;
 }
 
-static sba_status insert_each(sb_ctx *c, uint64_t *allow, const char *what, bool *packed);
-
 sba_status sb_search_repair(sb_ctx *c, bool *packed)
 {
     *packed = false;
@@ -1793,14 +1787,7 @@ sba_status sb_search_repair(sb_ctx *c, bool *packed)
            r == OUTCOME_PACKED ? "packed" : "failed");
     *packed = r == OUTCOME_PACKED;
     if (*packed && c->rep->search_outcome < OUTCOME_PACKED) c->rep->search_outcome = OUTCOME_PACKED;
-    if (*packed || nf == 1) return SBA_OK;
-    /* the window of them all failed, or was too large to search: each
-     * node on its own windows, on what is left of the repair's share */
-    budget = c->repair_left < REPAIR_BUDGET ? c->repair_left : REPAIR_BUDGET;
-    uint64_t allow = budget;
-    sba_status st = insert_each(c, &allow, "repair one by one", packed);
-    c->repair_left -= budget - allow;
-    return st;
+    return SBA_OK;
 }
 
 /* ---- insertion -------------------------------------------------------------
@@ -1827,10 +1814,7 @@ static int cmp_insert(const void *a, const void *b)
     return x->id < y->id ? -1 : x->id > y->id;
 }
 
-/* Puts the unplaced nodes in one at a time, in rounds, on the allowance
- * *allow (what it spends is taken from it); `what` names the pass in the
- * log. */
-static sba_status insert_each(sb_ctx *c, uint64_t *allow, const char *what, bool *packed)
+sba_status sb_search_insert(sb_ctx *c, bool *packed)
 {
     *packed = false;
     insert_key *keys = sba_arena_array(&c->ar, (size_t)c->n + 1, sizeof *keys);
@@ -1846,8 +1830,8 @@ static sba_status insert_each(sb_ctx *c, uint64_t *allow, const char *what, bool
     }
     if (!nf || nf > INSERT_MAX_FAILED) return SBA_OK;
     qsort(keys, nf, sizeof *keys, cmp_insert);
-    uint64_t budget = *allow, saved = c->search_left;
-    c->search_left = budget; /* the runs draw on the allowance */
+    uint64_t budget = c->insert_left, saved = c->search_left;
+    c->search_left = budget; /* the runs draw on the insertion's allowance */
     uint32_t left = nf, rounds = 0;
     int r = OUTCOME_BUDGET;
     for (uint32_t before = UINT32_MAX; left && left < before && c->search_left > 0 && r >= 0; rounds++) {
@@ -1862,17 +1846,15 @@ static sba_status insert_each(sb_ctx *c, uint64_t *allow, const char *what, bool
         left = keep;
     }
     uint64_t used = budget - c->search_left;
-    *allow -= used;
+    c->insert_left -= used;
     c->search_left = saved;
     if (r < 0) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory in the exact packer");
-    sb_log(c, "search: %s put %u of %u unplaced nodes in, %u rounds (work %llu)", what, nf - left, nf, rounds,
+    sb_log(c, "search: insertion put %u of %u unplaced nodes in, %u rounds (work %llu)", nf - left, nf, rounds,
            (unsigned long long)used);
     *packed = left == 0;
     if (*packed && c->rep->search_outcome < OUTCOME_PACKED) c->rep->search_outcome = OUTCOME_PACKED;
     return SBA_OK;
 }
-
-sba_status sb_search_insert(sb_ctx *c, bool *packed) { return insert_each(c, &c->insert_left, "insertion", packed); }
 
 /* ---- following a packing -------------------------------------------------- */
 sba_status sb_search_follow(sb_ctx *c, const sb_guide *g, uint32_t *followed, uint32_t *parts)
