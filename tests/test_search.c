@@ -403,15 +403,16 @@ Test(search, kept_sections_keep_every_meeting)
 
 /* ---- the pruning keeps every packing it should ---------------------------
  * In a packing where no tensor could sit lower in any of its bands, every
- * tensor rests on another (or on 0): the address search builds such a
- * packing in order of address, so none of its rules (the lowest top an
- * unplaced node could reach, the room each section has left above its
- * floors and landings, per band and in all, the twins) may cut it.
- * Followed candidate by candidate, a planted packing pushed down so must be
- * reached in every part, across families, sizes and seeds; a rule that
- * cut it would leave a part short (one that took the lowest top an
- * alignment unit lower does, on the 2-D family). The placement reached is
- * committed and proved by the verifier. */
+ * tensor rests on another (or on 0): both complete searches build such a
+ * packing (in order of address, or at the lowest floor first), so none of
+ * their rules (the lowest top an unplaced node could reach, the room each
+ * section has left above its floors and landings, per band and in all,
+ * the twins, how far a place left empty rises) may cut it. Followed
+ * candidate by candidate, a planted packing pushed down so must be reached
+ * in every part by both, across families, sizes and seeds; a rule that cut
+ * it would leave a part short (taking the lowest top an alignment unit
+ * lower does, and so does raising a place left empty twice as far). The
+ * placement reached is committed and proved by the verifier. */
 
 /* Moves each node of the packing (addr, base by node) to the lowest spot
  * any of its bases allows with every other node where it is, until none
@@ -492,11 +493,15 @@ static void planted_packing_is_followed(const char *heights, uint32_t tensors, u
     for (uint32_t i = 0; i < c.n; i++) addr[i] = where[c.info[i].loc->index], base[i] = band[c.info[i].loc->index];
     push_down(&c, addr, base);
     sb_guide g = {addr, base};
-    uint32_t followed = 0, parts = 0;
-    cr_assert_eq(sb_search_follow(&c, &g, &followed, &parts), SBA_OK, "%s", err.message);
-    cr_assert_eq(followed, parts,
-                 "%s, %u tensors, span %u, %u %% holes%s, seed %llu: the address search reached the end of %u of %u parts",
-                 heights, tensors, span, holes, walls ? ", walls" : "", (unsigned long long)seed, followed, parts);
+    for (int by_floor = 1; by_floor >= 0; by_floor--) {
+        uint32_t followed = 0, parts = 0;
+        cr_assert_eq(sb_search_follow(&c, &g, by_floor, &followed, &parts), SBA_OK, "%s", err.message);
+        cr_assert_eq(followed, parts,
+                     "%s, %u tensors, span %u, %u %% holes%s, seed %llu: the search %s reached the end of %u of %u "
+                     "parts",
+                     heights, tensors, span, holes, walls ? ", walls" : "", (unsigned long long)seed,
+                     by_floor ? "by lowest floor" : "in address order", followed, parts);
+    }
     for (uint32_t i = 0; i < c.n; i++) {
         const sb_node *nd = &c.info[i];
         cr_assert(nd->placed && nd->addr == addr[i] && nd->base == base[i], "%s is not where it was followed to",

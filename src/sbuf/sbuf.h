@@ -299,12 +299,14 @@ sba_status sb_search_repair(sb_ctx *c, bool *packed);
 /* Where the search ran out: the unplaced nodes one at a time, each by a
  * repair of its own windows; *packed when every node is then placed. */
 sba_status sb_search_insert(sb_ctx *c, bool *packed);
-/* Follows a packing through the address search: at every level only the
- * candidate it places next is kept. Where no node could sit lower (in any
- * of its bands), a search whose pruning is sound reaches the end of every
- * part. *followed and *parts count the parts it reached the end of and all
- * of them; the reached ones are placed. */
-sba_status sb_search_follow(sb_ctx *c, const sb_guide *g, uint32_t *followed, uint32_t *parts);
+/* Follows a packing through the address search (or, by_floor, the search
+ * by lowest floor): at every level only the candidate it places next is
+ * kept (by floor: what it puts at the chosen place, or leaving it empty).
+ * Where no node could sit lower (in any of its bands), a search whose
+ * pruning is sound reaches the end of every part. *followed and *parts
+ * count the parts it reached the end of and all of them; the reached ones
+ * are placed. */
+sba_status sb_search_follow(sb_ctx *c, const sb_guide *g, bool by_floor, uint32_t *followed, uint32_t *parts);
 /* The guard's exact resort: every node spill code made, alone, searched
  * where select left one; every other node is left unplaced. */
 sba_status sb_search_unspillable(sb_ctx *c);

@@ -77,10 +77,12 @@
  * up to 15 s on functions of a million tensors. The report says whether
  * the search packed, proved infeasibility or ran out.
  *
- * Given a packing, the address search can follow it (sb_search_follow):
- * at every level only the candidate that packing places next is kept, so
- * a packing where no node could sit lower is reached to the end exactly
- * when no rule above cuts it; the tests follow planted packings so.
+ * Given a packing, both complete searches can follow it
+ * (sb_search_follow): at every level only the candidate that packing
+ * places next is kept (by lowest floor: what it puts at the chosen place,
+ * or leaving the place empty), so a packing where no node could sit lower
+ * is reached to the end exactly when no rule above cuts it; the tests
+ * follow planted packings so.
  *
  * Requires: build, select. Produces: base/addr of every node of the parts it
  * packs. Complexity: exponential in the worst case, bounded by the budget. */
@@ -715,6 +717,34 @@ static int dfs_address(sx *S, uint32_t ka, uint32_t kb)
  * budget. */
 static int dfs_floor(sx *S, uint32_t ka, uint32_t kb, uint32_t base);
 
+/* Following a packing in the search by lowest floor, at place (q, k) with
+ * floor f: 1 when the packing puts an unplaced node there at f (the
+ * candidates from base narrowed to it, none if it does not land there),
+ * 0 when it leaves the place empty at f (the candidates are not tried but
+ * still bound how far the floor rises), -1 when a node of it starts there
+ * below f (a rule raised the floor past it). */
+static int follow_floor(sx *S, uint32_t q, uint32_t k, int64_t f, uint32_t base, uint32_t *nc)
+{
+    for (uint32_t x = 0; x < S->ncover[k]; x++) {
+        uint32_t i = S->cover[k][x];
+        const sx_node *nd = &S->nodes[i];
+        if (S->placed[i]) continue;
+        int64_t at = S->guide->addr[nd->id];
+        uint32_t o = 0;
+        while (o < nd->nopt && nd->base[o] != S->guide->base[nd->id]) o++;
+        if (o == nd->nopt || !(nd->qmask[o] & (1u << q)) || at + nd->size <= f) continue;
+        if (at < f) return -1;
+        if (at > f) continue;
+        uint32_t keep = 0;
+        for (uint32_t y = 0; y < *nc; y++)
+            if (S->ocands[base + y].node == i && S->ocands[base + y].opt == o) S->ocands[base + keep++] = S->ocands[base + y];
+        *nc = keep;
+        S->nocand = base + keep;
+        return 1;
+    }
+    return 0;
+}
+
 static int dfs(sx *S, uint32_t ka, uint32_t kb)
 {
     uint32_t base = S->nocand;
@@ -802,11 +832,21 @@ static int dfs_floor(sx *S, uint32_t ka, uint32_t kb, uint32_t base)
             if (!set_floor(S, bq * S->K + bk, S->cap)) return -1;
             continue;
         }
+        /* following a packing: only what it puts at (bq, bk) from f on */
+        int held = S->guide ? follow_floor(S, bq, bk, f, base, &nc) : 0;
+        if (held < 0) {
+            undo_to(S, mark);
+            return 0;
+        }
         /* branch: each candidate (they are in size order already) */
-        for (uint32_t x = 0; x < nc; x++) {
+        for (uint32_t x = 0; x < nc && (!S->guide || held); x++) {
             ocand oc = S->ocands[base + x];
             int r = place_and_recurse(S, oc.node, oc.opt, f, ka, kb);
             if (r != 0) return r;
+        }
+        if (held) {
+            undo_to(S, mark);
+            return 0;
         }
         /* branch: (bq, bk) stays empty at f. A node landing at f now may
          * still end up there later, resting on a node placed from now on (at
@@ -1216,7 +1256,7 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
     }
     S.K = sb_kept_sections(u - 1, raw0, raw1, n, events, rank);
     S.Q = all_full ? 1 : SBA_BANDS;
-    S.guide = kind == KIND_ADDRESS && !flip ? c->guide : NULL;
+    S.guide = (kind == KIND_ADDRESS || kind == KIND_FLOOR) && !flip ? c->guide : NULL;
     uint32_t nn = 0;
     for (uint32_t x = 0; x < n; x++) {
         const sb_node *nd = &c->info[ids[x]];
@@ -1857,7 +1897,7 @@ sba_status sb_search_insert(sb_ctx *c, bool *packed)
 }
 
 /* ---- following a packing -------------------------------------------------- */
-sba_status sb_search_follow(sb_ctx *c, const sb_guide *g, uint32_t *followed, uint32_t *parts)
+sba_status sb_search_follow(sb_ctx *c, const sb_guide *g, bool by_floor, uint32_t *followed, uint32_t *parts)
 {
     uint32_t *ids = sba_arena_array(&c->ar, (size_t)c->n + 1, sizeof *ids), m = 0;
     uint32_t *from = sba_arena_array(&c->ar, (size_t)c->n + 2, sizeof *from);
@@ -1869,8 +1909,8 @@ sba_status sb_search_follow(sb_ctx *c, const sb_guide *g, uint32_t *followed, ui
     for (uint32_t p = 0; p < np && r >= 0; p++) {
         int64_t slack;
         c->search_left = UINT64_MAX;
-        r = search_part(c, ids + from[p], from[p + 1] - from[p], (sx_run){KIND_ADDRESS, ORDER_AREA, 0}, false,
-                        UINT64_MAX / 2, &slack);
+        r = search_part(c, ids + from[p], from[p + 1] - from[p],
+                        (sx_run){by_floor ? KIND_FLOOR : KIND_ADDRESS, ORDER_AREA, 0}, false, UINT64_MAX / 2, &slack);
         *followed += r == OUTCOME_PACKED;
     }
     c->guide = NULL;
