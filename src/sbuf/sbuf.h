@@ -257,6 +257,8 @@ typedef struct sb_pack_problem {
     bool *slack_cut;          /* out, unless NULL: set where strips cut a 1-D part with a little slack */
     uint32_t *opt;            /* out: each node's option */
     uint32_t scale;           /* strips: their bounds × this (0: 1; see strips.c, Bounds) */
+    int64_t *guide_at;        /* unless NULL, a packing the skyline follows: each node's address */
+    uint32_t *guide_opt;      /* and option (identical nodes may trade places in it) */
 } sb_pack_problem;
 enum { SB_PACK_PACKED = 1, SB_PACK_NONE = 0, SB_PACK_BUDGET = 3, SB_PACK_NOMEM = -1 };
 /* Searches for a packing, bottom-left, with restarts, within `budget` work
@@ -299,14 +301,16 @@ sba_status sb_search_repair(sb_ctx *c, bool *packed);
 /* Where the search ran out: the unplaced nodes one at a time, each by a
  * repair of its own windows; *packed when every node is then placed. */
 sba_status sb_search_insert(sb_ctx *c, bool *packed);
-/* Follows a packing through the address search (or, by_floor, the search
- * by lowest floor): at every level only the candidate it places next is
- * kept (by floor: what it puts at the chosen place, or leaving it empty).
- * Where no node could sit lower (in any of its bands), a search whose
- * pruning is sound reaches the end of every part. *followed and *parts
- * count the parts it reached the end of and all of them; the reached ones
- * are placed. */
-sba_status sb_search_follow(sb_ctx *c, const sb_guide *g, bool by_floor, uint32_t *followed, uint32_t *parts);
+/* The searches sb_search_follow can follow a packing through. */
+typedef enum sb_follow { SB_FOLLOW_ADDRESS, SB_FOLLOW_FLOOR, SB_FOLLOW_SKYLINE } sb_follow;
+/* Follows a packing through one search: at every level only the candidate
+ * it places next is kept (by lowest floor and in the skyline: what it puts
+ * at the chosen place, or leaving the place empty). Where no node could
+ * sit lower (in any of its bands), a search whose pruning is sound reaches
+ * the end of every part (the skyline, which gives up whole runs, only
+ * where no byte is left free). *followed and *parts count the parts it
+ * reached the end of and all of them; the reached ones are placed. */
+sba_status sb_search_follow(sb_ctx *c, const sb_guide *g, sb_follow search, uint32_t *followed, uint32_t *parts);
 /* The guard's exact resort: every node spill code made, alone, searched
  * where select left one; every other node is left unplaced. */
 sba_status sb_search_unspillable(sb_ctx *c);

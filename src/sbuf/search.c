@@ -1256,7 +1256,7 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
     }
     S.K = sb_kept_sections(u - 1, raw0, raw1, n, events, rank);
     S.Q = all_full ? 1 : SBA_BANDS;
-    S.guide = (kind == KIND_ADDRESS || kind == KIND_FLOOR) && !flip ? c->guide : NULL;
+    S.guide = (kind == KIND_ADDRESS || kind == KIND_FLOOR || kind == KIND_SKYLINE) && !flip ? c->guide : NULL;
     uint32_t nn = 0;
     for (uint32_t x = 0; x < n; x++) {
         const sb_node *nd = &c->info[ids[x]];
@@ -1402,7 +1402,7 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
     bool bound_ok = true;
     for (uint32_t k = 0; k < S.K; k++) bound_ok &= section_ok(&S, k);
     int r = 0;
-    if (kind == KIND_SKYLINE && S.Q == 1) return OUTCOME_BUDGET; /* the band run was this one */
+    if (kind == KIND_SKYLINE && S.Q == 1 && !S.guide) return OUTCOME_BUDGET; /* the band run was this one */
     if (bound_ok && kind >= KIND_SKYLINE) {
         sb_pack_node *pn = sba_arena_array(ar, (size_t)nn + 1, sizeof *pn);
         if (!pn) return -1;
@@ -1422,26 +1422,42 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
         int64_t left_over = -1;
         bool slack_cut = false;
         pp.slack = &left_over, pp.slack_cut = &slack_cut;
-        /* a part without slack is cut first; what is left goes whole
-         * (but the run with wide bounds is the strips' alone) */
-        const bool wide = kind == KIND_STRIPS_WIDE;
-        pp.scale = wide ? STRIPS_WIDE : 1;
-        int sr = sb_strips_pack(&pp, ar->a, wide ? budget : budget / 2, &work, &visited);
-        /* a 1-D tiling the cuts did not pack: its orders by PQ-trees, on
-         * three quarters of what is left (no cut splits memory reused over
-         * time, and there the strips give up early) */
-        if (sr != SB_PACK_PACKED && sr != SB_PACK_NOMEM && S.Q == 1 && !S.nfixed && !wide && work < budget) {
-            uint64_t w1 = 0, v1 = 0;
-            sr = sb_refill_pack(&pp, ar, (budget - work) / 4 * 3, &w1, &v1);
-            work += w1, visited += v1;
+        int sr;
+        if (S.guide) {
+            /* following a packing: the skyline alone, on its addresses */
+            pp.guide_at = sba_arena_array(ar, (size_t)nn + 1, sizeof *pp.guide_at);
+            pp.guide_opt = sba_arena_array(ar, (size_t)nn + 1, sizeof *pp.guide_opt);
+            if (!pp.guide_at || !pp.guide_opt) return -1;
+            for (uint32_t i = 0; i < nn; i++) {
+                const sx_node *sn = &S.nodes[i];
+                pp.guide_at[i] = S.guide->addr[sn->id];
+                pp.guide_opt[i] = sn->nopt;
+                for (uint32_t o = 0; o < sn->nopt; o++)
+                    if (sn->base[o] == S.guide->base[sn->id]) pp.guide_opt[i] = o;
+            }
+            sr = sb_skyline_pack(&pp, ar, budget, &work, &visited);
+        } else {
+            /* a part without slack is cut first; what is left goes whole
+             * (but the run with wide bounds is the strips' alone) */
+            const bool wide = kind == KIND_STRIPS_WIDE;
+            pp.scale = wide ? STRIPS_WIDE : 1;
+            sr = sb_strips_pack(&pp, ar->a, wide ? budget : budget / 2, &work, &visited);
+            /* a 1-D tiling the cuts did not pack: its orders by PQ-trees, on
+             * three quarters of what is left (no cut splits memory reused over
+             * time, and there the strips give up early) */
+            if (sr != SB_PACK_PACKED && sr != SB_PACK_NOMEM && S.Q == 1 && !S.nfixed && !wide && work < budget) {
+                uint64_t w1 = 0, v1 = 0;
+                sr = sb_refill_pack(&pp, ar, (budget - work) / 4 * 3, &w1, &v1);
+                work += w1, visited += v1;
+            }
+            if (sr == SB_PACK_PACKED) left_over = 0;
+            if (sr != SB_PACK_PACKED && sr != SB_PACK_NOMEM && !wide) {
+                uint64_t w2 = 0, v2 = 0;
+                sr = sb_skyline_pack(&pp, ar, work < budget ? budget - work : 0, &w2, &v2);
+                work += w2, visited += v2;
+            }
+            if (kind == KIND_SKYLINE_BANDS) *slack = slack_cut ? 0 : left_over;
         }
-        if (sr == SB_PACK_PACKED) left_over = 0;
-        if (sr != SB_PACK_PACKED && sr != SB_PACK_NOMEM && !wide) {
-            uint64_t w2 = 0, v2 = 0;
-            sr = sb_skyline_pack(&pp, ar, work < budget ? budget - work : 0, &w2, &v2);
-            work += w2, visited += v2;
-        }
-        if (kind == KIND_SKYLINE_BANDS) *slack = slack_cut ? 0 : left_over;
         S.work = work, S.visited = visited;
         r = sr == SB_PACK_PACKED ? 1 : sr == SB_PACK_NOMEM ? -1 : 0;
     } else if (bound_ok && kind >= KIND_SWEEP) {
@@ -1897,8 +1913,9 @@ sba_status sb_search_insert(sb_ctx *c, bool *packed)
 }
 
 /* ---- following a packing -------------------------------------------------- */
-sba_status sb_search_follow(sb_ctx *c, const sb_guide *g, bool by_floor, uint32_t *followed, uint32_t *parts)
+sba_status sb_search_follow(sb_ctx *c, const sb_guide *g, sb_follow search, uint32_t *followed, uint32_t *parts)
 {
+    static const int kinds[] = {KIND_ADDRESS, KIND_FLOOR, KIND_SKYLINE};
     uint32_t *ids = sba_arena_array(&c->ar, (size_t)c->n + 1, sizeof *ids), m = 0;
     uint32_t *from = sba_arena_array(&c->ar, (size_t)c->n + 2, sizeof *from);
     uint32_t np = ids && from ? sb_parts(c, ids, &m, from) : UINT32_MAX;
@@ -1909,8 +1926,8 @@ sba_status sb_search_follow(sb_ctx *c, const sb_guide *g, bool by_floor, uint32_
     for (uint32_t p = 0; p < np && r >= 0; p++) {
         int64_t slack;
         c->search_left = UINT64_MAX;
-        r = search_part(c, ids + from[p], from[p + 1] - from[p],
-                        (sx_run){by_floor ? KIND_FLOOR : KIND_ADDRESS, ORDER_AREA, 0}, false, UINT64_MAX / 2, &slack);
+        r = search_part(c, ids + from[p], from[p + 1] - from[p], (sx_run){kinds[search], ORDER_AREA, 0}, false,
+                        UINT64_MAX / 2, &slack);
         *followed += r == OUTCOME_PACKED;
     }
     c->guide = NULL;

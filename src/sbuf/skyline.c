@@ -51,7 +51,10 @@
  *
  * The search may miss a packing that gives up less room than the empty
  * branch does (it gives up a whole run); search.c keeps the complete
- * searches for that and for proofs. This search only ever packs.
+ * searches for that and for proofs. This search only ever packs. Given a
+ * packing (p->guide_at), it follows it: at each cell only the node the
+ * packing has there is tried, which the tests use to check that the rules
+ * above keep every packing that leaves no byte free.
  *
  * Requires: nothing (a problem built by search.c). Produces: an address and
  * option per node. Complexity: O(log places) per floor change; exponential
@@ -597,6 +600,39 @@ static int give_up(sky *S, uint32_t k, uint32_t q, int64_t h)
     return e + 1 < S->K && !edge_ok(S, e + 1, q) ? 0 : 1;
 }
 
+/* Following a packing (p->guide_at): at cell (k, q) at h, where the
+ * search's candidates are from c0, keeps only the node the packing has
+ * there, starting at h (and at k, or right: ending at k), taking an
+ * identical node's place in it where that one comes first. 1 when it has
+ * one (narrowed to it: none if the search did not offer it), 0 when it
+ * leaves byte h free (no candidate), -1 when what it has there starts
+ * below h or does not start (end) at k, which the search assumed. */
+static int follow_cell(sky *S, uint32_t k, uint32_t q, int64_t h, bool right, uint32_t c0)
+{
+    int64_t *at = S->p->guide_at;
+    uint32_t *opt = S->p->guide_opt, i = NO_NODE;
+    for (uint32_t y = S->coff[k]; y < S->coff[k + 1] && i == NO_NODE; y++) {
+        uint32_t j = S->clist[y];
+        const sb_pack_node *nd = &S->p->nodes[j];
+        if (!S->placed[j] && opt[j] < nd->nopt && (nd->qmask[opt[j]] >> q & 1) && at[j] <= h && h < at[j] + nd->size)
+            i = j;
+    }
+    S->ncands = i == NO_NODE ? c0 : S->ncands;
+    if (i == NO_NODE) return 0;
+    const sb_pack_node *nd = &S->p->nodes[i];
+    if (at[i] < h || (right ? nd->s1 : nd->s0) != k) return -1;
+    uint32_t j = i; /* the first unplaced of its identical nodes takes its place */
+    while (S->twin[j] != NO_NODE && !S->placed[S->twin[j]]) j = S->twin[j];
+    int64_t a = at[i];
+    uint32_t o = opt[i];
+    at[i] = at[j], opt[i] = opt[j], at[j] = a, opt[j] = o;
+    uint32_t keep = c0;
+    for (uint32_t c = c0; c < S->ncands; c++)
+        if (S->cands[c].node == j && S->cands[c].opt == o) S->cands[keep++] = S->cands[c];
+    S->ncands = keep;
+    return 1;
+}
+
 /* Results of the search below: PACKED, NONE, and these two. */
 enum { SK_RESTART = 2, SK_BUDGET = 3 };
 
@@ -655,6 +691,7 @@ static int solve(sky *S, uint32_t a, uint32_t b)
      * is higher or nothing unplaced is there), a few from the left, the one
      * with the fewest candidates. */
     uint32_t c0 = S->ncands, mark = S->ntrail, k = 0, q = 0, best = UINT32_MAX, runs = 0;
+    bool right = false;
     uint32_t lo = a * S->Q, hi = b * S->Q + S->Q - 1;
     for (uint32_t probes = 0; probes < MAX_PROBES && runs < MAX_RUNS && best > 1 && lo <= hi; probes++) {
         uint32_t x = range_first(S, 1, 0, S->leaves, lo, hi, h);
@@ -674,11 +711,16 @@ static int solve(sky *S, uint32_t a, uint32_t b)
             if (n < best) {
                 if (n) memmove(S->cands + c0, S->cands + c1, n * sizeof *S->cands);
                 S->ncands = c0 + n;
-                best = n, k = kc, q = qx;
+                best = n, k = kc, q = qx, right = side;
             } else {
                 S->ncands = c1;
             }
         }
+    }
+    int held = S->p->guide_at ? follow_cell(S, k, q, h, right, c0) : 0;
+    if (held < 0) {
+        S->ncands = c0;
+        return SB_PACK_NONE;
     }
     uint32_t c1 = S->ncands;
     for (uint32_t c = c0; c < c1; c++) {
@@ -698,6 +740,10 @@ static int solve(sky *S, uint32_t a, uint32_t b)
         undo_to(S, mark);
     }
     S->ncands = c0;
+    if (held) {
+        undo_to(S, mark);
+        return SB_PACK_NONE;
+    }
     int r = give_up(S, k, q, h);
     if (r < 0) return SB_PACK_NOMEM;
     if (r > 0) {
