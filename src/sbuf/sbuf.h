@@ -110,10 +110,10 @@ typedef struct sb_ctx {
     uint32_t capgaps;
     uint32_t rule;            /* select's choice among free spots: SB_RULE_* */
     uint64_t search_left;     /* the exact packer's work budget left for this function */
-    const sb_guide *guide;    /* a packing the address search follows (sb_search_follow) */
     uint64_t repair_left;     /* and its repairs' (a sixteenth more, apart) */
     uint64_t insert_left;     /* and its insertions' (another sixteenth) */
     uint64_t rescue_left;     /* the searches of the nodes spill code made, alone (search.c) */
+    const sb_guide *guide;    /* a packing the searches follow (sb_search_follow), or NULL */
     struct sb_hint *hint;     /* reuse.c: per location index, where the last iteration put it */
     uint32_t nhint;
     int64_t lower_bound;      /* max over points of the per-quarter average demand */

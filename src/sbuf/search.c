@@ -77,11 +77,12 @@
  * up to 15 s on functions of a million tensors. The report says whether
  * the search packed, proved infeasibility or ran out.
  *
- * Given a packing, both complete searches can follow it
+ * Given a packing, both complete searches and the skyline can follow it
  * (sb_search_follow): at every level only the candidate that packing
  * places next is kept (by lowest floor: what it puts at the chosen place,
  * or leaving the place empty), so a packing where no node could sit lower
- * is reached to the end exactly when no rule above cuts it; the tests
+ * is reached to the end exactly when no rule cuts it (in the skyline,
+ * which gives up whole runs, where it leaves no byte free); the tests
  * follow planted packings so.
  *
  * Requires: build, select. Produces: base/addr of every node of the parts it
