@@ -878,7 +878,7 @@ Test(guard, nodes_spill_code_made_are_searched_alone)
 {
     run r;
     kept_lines lines = {.prefix = "search: the nodes spill code made"};
-    allocate_planted_dense(&r, 7, 200, &lines);
+    allocate_planted_dense(&r, 3, 200, &lines);
     check_ok(&r);
     cr_assert_gt(r.rep.spilled, 0);
     cr_assert_not_null(strstr(lines.text, "search: the nodes spill code made, alone: 1 of 1 parts packed"), "%s",
@@ -907,7 +907,7 @@ Test(guard, placed_parts_are_carried_to_the_next_iteration)
 {
     run r;
     kept_lines lines = {.prefix = "reuse:"};
-    allocate_planted_dense(&r, 7, 200, &lines);
+    allocate_planted_dense(&r, 3, 200, &lines);
     check_ok(&r);
     cr_assert_gt(r.rep.iterations, 1);
     cr_assert_not_null(strstr(lines.text, "reuse: "), "no part carried over");

@@ -339,25 +339,6 @@ Test(search, small_parts_first_leave_their_share_to_the_large)
     cr_assert(small && large && small < large, "%s", lines);
 }
 
-/* In 2-D the strips with wide bounds run before the skyline by bands, on
- * half of what is left: their band cuts decide which quarter each
- * quarter-height tensor takes, which decides a 2-D part. This function of
- * 600 tensors, mostly quarters, packs so (in about 0.2e9 units); after the
- * skyline by bands' half, on a quarter, they did not pack it, and 83
- * tensors spilled. */
-Test(search, in_2d_the_strips_decide_the_quarters_first)
-{
-    sba_planted_options p;
-    sba_planted_defaults(&p);
-    p.seed = 4;
-    p.tensors = 600;
-    p.heights = "q:3,h:1,f:1";
-    p.span = 150;
-    char lines[4096];
-    planted_packs(&p, 0, lines);
-    cr_assert(strstr(lines, "part of 600 nodes packed (run 18: strips, wide bounds") != NULL, "%s", lines);
-}
-
 /* The greedy skip also takes MiniMalloc's orders: here T-A-W packs the
  * 300-node part that the skylines and the greedy runs by area, start, end
  * and T-W-A, all run before it, do not. */

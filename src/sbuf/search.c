@@ -62,8 +62,7 @@
  * time sweeps. A part with no slack (or, in 1-D, one the strips cut with
  * a little) then gets the skyline by bands on half of what is left, and
  * the strips alone with wider bounds (STRIPS_WIDE) a quarter of what is
- * left after; in 2-D the strips come first, on half of what is left, then
- * the skyline by bands on half of the rest. Then eight rounds of restarts of the greedy runs, each
+ * left after. Then eight rounds of restarts of the greedy runs, each
  * order perturbed by a seed (every key moved by up to 5 %), each run on a
  * sixty-fourth of what is left. Then MiniMalloc's round robin, the address
  * search in its three orders on a doubling limit, up to a sixteenth of the
@@ -1663,23 +1662,16 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
          * little slack that the strips cut (strips.c, Slack): on planted
          * 1-D functions of 350-700 tensors with 2-8 % of the tiling left
          * out, 22 of 32 pack this way, 14 on the quick run's share. */
-        bool tight = band_slack == 0, two_d = false;
-        for (uint32_t y = a; y < b; y++) two_d |= !c->info[ids[y]].precoloured && c->info[ids[y]].partitions <= 64;
-        /* Then the strips alone with bounds sixteen times wider: where a
-         * cut was missed within the first bounds (a seed's few tries spent
-         * on wrong sets of the right load, a split's work on a wrong side),
-         * more of each finds it, and the searches after seldom pack a large
-         * part without slack. In 2-D they go first, on half of what is
-         * left: which quarter each quarter-height tensor takes decides a 2-D
-         * part (docs/passes.md), and the strips' band cuts decide it; in
-         * 1-D on a quarter of what is left after the skyline by bands. */
-        for (p = 0; tight && two_d && p < PLAN_LEN && r == OUTCOME_BUDGET && left > 0; p++)
-            if (PLAN[p].kind == KIND_STRIPS_WIDE)
-                r = run_plan(c, ids + a, b - a, p, 0, flip, left / 2, &left, &band_slack), last = p;
+        bool tight = band_slack == 0;
         for (p = 0; tight && p < PLAN_LEN && r == OUTCOME_BUDGET && left > 0; p++)
             if (PLAN[p].kind == KIND_SKYLINE_BANDS)
                 r = run_plan(c, ids + a, b - a, p, 0, flip, left / 2, &left, &band_slack), last = p;
-        for (p = 0; tight && !two_d && p < PLAN_LEN && r == OUTCOME_BUDGET && left > 0; p++)
+        /* Then the strips alone with bounds sixteen times wider, on a
+         * quarter of what is left: where a cut was missed within the first
+         * bounds (a seed's few tries spent on wrong sets of the right load,
+         * a split's work on a wrong side), more of each finds it, and the
+         * searches after seldom pack a large part without slack. */
+        for (p = 0; tight && p < PLAN_LEN && r == OUTCOME_BUDGET && left > 0; p++)
             if (PLAN[p].kind == KIND_STRIPS_WIDE)
                 r = run_plan(c, ids + a, b - a, p, 0, flip, left / 4, &left, &band_slack), last = p;
         /* Restarts of the greedy runs, each order perturbed by a seed:
