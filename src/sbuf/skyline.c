@@ -617,8 +617,10 @@ static int follow_cell(sky *S, uint32_t k, uint32_t q, int64_t h, bool right, ui
         if (!S->placed[j] && opt[j] < nd->nopt && (nd->qmask[opt[j]] >> q & 1) && at[j] <= h && h < at[j] + nd->size)
             i = j;
     }
-    S->ncands = i == NO_NODE ? c0 : S->ncands;
-    if (i == NO_NODE) return 0;
+    if (i == NO_NODE) {
+        S->ncands = c0;
+        return 0;
+    }
     const sb_pack_node *nd = &S->p->nodes[i];
     if (at[i] < h || (right ? nd->s1 : nd->s0) != k) return -1;
     uint32_t j = i; /* the first unplaced of its identical nodes takes its place */
