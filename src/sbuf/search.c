@@ -63,8 +63,9 @@
  * a little) then gets the skyline by bands on half of what is left, and
  * the strips alone with wider bounds (STRIPS_WIDE) a quarter of what is
  * left after. Then eight rounds of restarts of the greedy runs, each
- * order perturbed by a seed (every key moved by up to 5 %), each run on a
- * sixty-fourth of what is left. Then MiniMalloc's round robin, the address
+ * order perturbed by a seed (every key moved by up to 5 %) and the nodes
+ * the part's greedy runs left out so far moved up (BLAME_STEPS), each run
+ * on a sixty-fourth of what is left. Then MiniMalloc's round robin, the address
  * search in its three orders on a doubling limit, up to a sixteenth of the
  * part's budget each; then every complete search in turn on half of what
  * is left. The budget counts
@@ -164,6 +165,8 @@ typedef struct sx {
     uint64_t visited, work, budget; /* search nodes; nodes + landing evaluations */
     bool exhausted;
     bool greedy_skip;      /* the fast, incomplete skip (see dfs_floor) */
+    bool *left_out;        /* per node: unplaced when the fewest were (NULL: not kept) */
+    uint32_t fewest_left;
     int64_t last;          /* address search: the last placement's address and node */
     uint32_t lastnode;
     struct ocand *ocands;  /* candidates, a stack of levels */
@@ -380,6 +383,13 @@ static void mark_placed(sx *S, uint32_t i, bool placed)
     }
     if (placed) S->pstack[S->npstack++] = i;
     else S->npstack--;
+    if (placed && S->left_out && S->nleft < S->fewest_left) {
+        /* the furthest this run got: what it left out there */
+        uint32_t n = S->npstack + S->nleft;
+        S->fewest_left = S->nleft;
+        for (uint32_t x = 0; x < n; x++) S->left_out[x] = !S->placed[x];
+        S->work += n;
+    }
 }
 
 /* Undoes every placement and floor change made since the marks. */
@@ -1203,6 +1213,13 @@ typedef struct sx_run {
     uint32_t order, seed;
 } sx_run;
 
+/* Squeaky-wheel restarts (Joslin and Clements, JAIR 1999): a restart moves
+ * each node up its order by a 1/BLAME_STEPS of the nodes for every earlier
+ * greedy run of the part that left it out where it got furthest. The
+ * nodes that were hard to place are then tried first at the places they
+ * land, while the rest keeps its order. */
+enum { BLAME_STEPS = 16 };
+
 /* A restart's order: every key moved by up to PERTURB_PERCENT of itself,
  * from a stream of the run's seed, so that nodes of nearly equal keys come
  * in another order at each restart, the same on every machine. */
@@ -1215,8 +1232,11 @@ static void perturb(order_key *key, sba_rng *rng)
     }
 }
 
-/* Searches one part: the nodes ids[0..n) (representatives, some precoloured). */
-static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n, sx_run run, bool flip,
+/* Searches one part: the nodes ids[0..n) (representatives, some
+ * precoloured). `blame` (NULL: not kept): per node id, how many greedy runs
+ * of the part left it out where they got furthest, which a greedy run adds
+ * to and a restart's order heeds (BLAME_STEPS). */
+static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n, sx_run run, uint32_t *blame, bool flip,
                       uint64_t budget, int64_t *slack)
 {
     const uint32_t mode = run.order;
@@ -1313,11 +1333,24 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
     }
     /* Nodes in size order, so that candidates come out largest first. */
     qsort(keys, nn, sizeof *keys, cmp_key);
+    const bool blamed = blame && kind == KIND_GREEDY;
+    if (blamed && run.seed) {
+        /* a restart: the nodes left out before move up (BLAME_STEPS) */
+        int64_t step = nn / BLAME_STEPS ? nn / BLAME_STEPS : 1;
+        for (uint32_t x = 0; x < nn; x++)
+            keys[x].k[0] = (int64_t)blame[S.nodes[keys[x].idx].id] * step - x, keys[x].k[1] = keys[x].k[2] = 0;
+        qsort(keys, nn, sizeof *keys, cmp_key);
+    }
     sx_node *sorted = sba_arena_array(ar, (size_t)nn + 1, sizeof *sorted);
     if (!sorted) return -1;
     for (uint32_t x = 0; x < nn; x++) sorted[x] = S.nodes[keys[x].idx];
     S.nodes = sorted;
     S.nleft = nn;
+    if (blamed) {
+        if (!(S.left_out = sba_arena_array(ar, (size_t)nn + 1, sizeof *S.left_out))) return -1;
+        S.fewest_left = nn;
+        for (uint32_t i = 0; i < nn; i++) S.left_out[i] = true;
+    }
     S.floor = sba_arena_array(ar, (size_t)S.Q * S.K + 1, sizeof *S.floor);
     S.rem = sba_arena_array(ar, (size_t)S.K + 1, sizeof *S.rem);
     S.dset = sba_arena_array(ar, (size_t)S.K * NSETS + 1, sizeof *S.dset);
@@ -1468,6 +1501,8 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
     } else if (bound_ok) {
         r = kind == KIND_ADDRESS ? dfs_address(&S, 0, S.K - 1) : dfs(&S, 0, S.K - 1);
     }
+    if (blamed && r != 1)
+        for (uint32_t i = 0; i < nn; i++) blame[S.nodes[i].id] += S.left_out[i];
     c->rep->search_nodes += S.visited;
     c->search_left -= S.work < c->search_left ? S.work : c->search_left;
     if (ar->failed) return -1; /* out of memory, whatever the search said after */
@@ -1486,12 +1521,12 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
 }
 
 /* One run of the portfolio on a part, in an arena of its own. */
-static int search_part(sb_ctx *c, const uint32_t *ids, uint32_t n, sx_run run, bool flip, uint64_t budget,
+static int search_part(sb_ctx *c, const uint32_t *ids, uint32_t n, sx_run run, uint32_t *blame, bool flip, uint64_t budget,
                        int64_t *slack)
 {
     sba_arena ar;
     sba_arena_init(&ar, c->ar.a);
-    int r = search_run(c, &ar, ids, n, run, flip, budget, slack);
+    int r = search_run(c, &ar, ids, n, run, blame, flip, budget, slack);
     sba_arena_free(&ar);
     return r;
 }
@@ -1556,14 +1591,15 @@ static bool in_round_robin(uint32_t p)
 }
 
 /* Run p of the plan on a part, its order perturbed by `seed` (0: none), on
- * `share`; what it used comes off *left. */
-static int run_plan(sb_ctx *c, const uint32_t *ids, uint32_t n, uint32_t p, uint32_t seed, bool flip,
-                    uint64_t share, uint64_t *left, int64_t *band_slack)
+ * `share`; what it used comes off *left. A greedy run reads and adds to the
+ * part's `blame` (search_run). */
+static int run_plan(sb_ctx *c, const uint32_t *ids, uint32_t n, uint32_t p, uint32_t seed, uint32_t *blame,
+                    bool flip, uint64_t share, uint64_t *left, int64_t *band_slack)
 {
     uint64_t before = c->search_left;
     sx_run run = PLAN[p];
     run.seed = seed;
-    int r = search_part(c, ids, n, run, flip, share, band_slack);
+    int r = search_part(c, ids, n, run, blame, flip, share, band_slack);
     uint64_t used = before - c->search_left;
     *left -= used < *left ? used : *left;
     return r;
@@ -1621,7 +1657,8 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
     uint32_t *ids = sba_arena_array(&c->ar, (size_t)c->n + 1, sizeof *ids), m = 0;
     uint32_t *from = sba_arena_array(&c->ar, (size_t)c->n + 2, sizeof *from);
     part_span *fail = sba_arena_array(&c->ar, (size_t)c->n + 1, sizeof *fail);
-    uint32_t np = ids && from && fail ? sb_parts(c, ids, &m, from) : UINT32_MAX;
+    uint32_t *blame = sba_arena_array(&c->ar, (size_t)c->n + 1, sizeof *blame); /* search_run */
+    uint32_t np = ids && from && fail && blame ? sb_parts(c, ids, &m, from) : UINT32_MAX;
     if (np == UINT32_MAX) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory");
     /* The parts where select failed, the smallest first; each gets a fair
      * share of what is left, so what one that packs at once leaves goes to
@@ -1652,7 +1689,7 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
         for (p = 0; p < PLAN_LEN && r == OUTCOME_BUDGET && left > 0; p++) {
             if (!pack_only(PLAN[p].kind) || PLAN[p].kind == KIND_STRIPS_WIDE) continue;
             bool sweep = PLAN[p].kind == KIND_SWEEP || PLAN[p].kind == KIND_SWEEP_BACK;
-            r = run_plan(c, ids + a, b - a, p, 0, flip, sweep ? left / 128 : left / 64, &left, &band_slack);
+            r = run_plan(c, ids + a, b - a, p, 0, blame, flip, sweep ? left / 128 : left / 64, &left, &band_slack);
             last = p;
         }
         /* A part with no slack at all, every node in its whole band, is
@@ -1665,7 +1702,7 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
         bool tight = band_slack == 0;
         for (p = 0; tight && p < PLAN_LEN && r == OUTCOME_BUDGET && left > 0; p++)
             if (PLAN[p].kind == KIND_SKYLINE_BANDS)
-                r = run_plan(c, ids + a, b - a, p, 0, flip, left / 2, &left, &band_slack), last = p;
+                r = run_plan(c, ids + a, b - a, p, 0, blame, flip, left / 2, &left, &band_slack), last = p;
         /* Then the strips alone with bounds sixteen times wider, on a
          * quarter of what is left: where a cut was missed within the first
          * bounds (a seed's few tries spent on wrong sets of the right load,
@@ -1673,18 +1710,18 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
          * searches after seldom pack a large part without slack. */
         for (p = 0; tight && p < PLAN_LEN && r == OUTCOME_BUDGET && left > 0; p++)
             if (PLAN[p].kind == KIND_STRIPS_WIDE)
-                r = run_plan(c, ids + a, b - a, p, 0, flip, left / 4, &left, &band_slack), last = p;
+                r = run_plan(c, ids + a, b - a, p, 0, blame, flip, left / 4, &left, &band_slack), last = p;
         /* Restarts of the greedy runs, each order perturbed by a seed:
          * where a packing exists the greedy skip finds it fast or not at
          * all, and which order finds it is a matter of near ties among the
-         * keys. Each run on a sixty-fourth of what is left, while that is
+         * keys, and of the nodes left out before (BLAME_STEPS). Each run on a sixty-fourth of what is left, while that is
          * at least the round robin's first limit (below it a restart does
          * too little to be worth what the complete runs lose). */
         uint32_t seed = 0;
         for (uint32_t s = 1; s <= GREEDY_RESTARTS && r == OUTCOME_BUDGET && left / 64 >= ROUND_ROBIN_START; s++)
             for (p = 0; p < PLAN_LEN && r == OUTCOME_BUDGET && left > 0; p++)
                 if (PLAN[p].kind == KIND_GREEDY)
-                    r = run_plan(c, ids + a, b - a, p, s, flip, left / 64, &left, &band_slack), last = p, seed = s;
+                    r = run_plan(c, ids + a, b - a, p, s, blame, flip, left / 64, &left, &band_slack), last = p, seed = s;
         /* MiniMalloc's round robin: its three address orders, every run
          * of a round on the same limit, doubled each round while it is at
          * most a sixteenth of the part's budget. Which order suits a part
@@ -1694,7 +1731,7 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
         for (uint64_t limit = ROUND_ROBIN_START; r == OUTCOME_BUDGET && left > 0 && limit <= total / 16; limit *= 2)
             for (p = 0; p < PLAN_LEN && r == OUTCOME_BUDGET && left > 0; p++) {
                 if (!in_round_robin(p)) continue;
-                r = run_plan(c, ids + a, b - a, p, 0, flip, limit < left ? limit : left, &left, &band_slack);
+                r = run_plan(c, ids + a, b - a, p, 0, blame, flip, limit < left ? limit : left, &left, &band_slack);
                 last = p, seed = 0;
             }
         /* then each complete run in turn on half of what is left: an order
@@ -1702,7 +1739,7 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
         for (p = 0; p < PLAN_LEN && r == OUTCOME_BUDGET && left > 0; p++) {
             if (pack_only(PLAN[p].kind)) continue;
             uint64_t share = p < last_complete() ? left / 2 : left;
-            r = run_plan(c, ids + a, b - a, p, 0, flip, share, &left, &band_slack);
+            r = run_plan(c, ids + a, b - a, p, 0, blame, flip, share, &left, &band_slack);
             last = p, seed = 0;
         }
         p = last + 1;
@@ -1713,8 +1750,8 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
                                             "time sweep backwards", "skyline", "skyline by bands",
                                             "strips, wide bounds"};
         static const char *const orders[] = {"area", "start", "end", "W-A-T", "T-A-W", "T-W-A"};
-        char restart[32] = "";
-        if (seed) snprintf(restart, sizeof restart, " perturbed by seed %u", seed);
+        char restart[64] = "";
+        if (seed) snprintf(restart, sizeof restart, " perturbed by seed %u, left out first", seed);
         sb_log(c, "search: part of %u nodes %s (run %u: %s, %s order%s%s) after %llu search nodes (work left %llu)",
                b - a,
                r == OUTCOME_PACKED ? "packed" : r == OUTCOME_INFEASIBLE ? "proved infeasible" : "exhausted its budget",
@@ -1799,7 +1836,7 @@ static int search_window(sb_ctx *c, uint32_t *ids, uint8_t *role, uint64_t share
     int r = OUTCOME_BUDGET;
     for (uint32_t y = 0; y < 3 && r == OUTCOME_BUDGET; y++) {
         int64_t slack;
-        r = search_part(c, ids, n, (sx_run){kinds[y], ORDER_AREA, 0}, flip, share, &slack);
+        r = search_part(c, ids, n, (sx_run){kinds[y], ORDER_AREA, 0}, NULL, flip, share, &slack);
         if (r == OUTCOME_INFEASIBLE) r = OUTCOME_BUDGET; /* this window only: a wider one may pack */
     }
     for (uint32_t i = 0; i < c->n; i++)
@@ -1927,7 +1964,7 @@ sba_status sb_search_follow(sb_ctx *c, const sb_guide *g, sb_follow search, uint
     for (uint32_t p = 0; p < np && r >= 0; p++) {
         int64_t slack;
         c->search_left = UINT64_MAX;
-        r = search_part(c, ids + from[p], from[p + 1] - from[p], (sx_run){kinds[search], ORDER_AREA, 0}, false,
+        r = search_part(c, ids + from[p], from[p + 1] - from[p], (sx_run){kinds[search], ORDER_AREA, 0}, NULL, false,
                         UINT64_MAX / 2, &slack);
         *followed += r == OUTCOME_PACKED;
     }
@@ -1988,7 +2025,7 @@ sba_status sb_search_unspillable(sb_ctx *c)
                 int64_t slack;
                 if (PLAN[p].kind == KIND_STRIPS_WIDE) continue;
                 c->search_left = left;
-                r = search_part(c, part, n, PLAN[p], flip, p < last_complete() ? left / 4 : left, &slack);
+                r = search_part(c, part, n, PLAN[p], NULL, flip, p < last_complete() ? left / 4 : left, &slack);
                 left = c->search_left;
             }
             c->rescue_left -= given - left;
