@@ -31,6 +31,12 @@
  *     buffers left out, chosen by seeds 1 to --planted-seeds: a subset of a
  *     packable instance packs, and the slack the missing buffers leave is
  *     where an exact search tuned to the instances themselves loses its way;
+ *     colouring only, at most 30 s each;
+ *   - two of MiniMalloc's challenging instances stacked, each after the
+ *     next in name order (F on A), every size halved, the second instance
+ *     above the first and, in every other pair, shifted in time by a fifth
+ *     of its span: packable (each half packs as its instance does), with
+ *     more buffers than any one instance, as MiniMalloc's larger ones;
  *     colouring only, at most 30 s each.
  *   A summary gives the share packed with no spill and the median and
  *   largest times per family.
@@ -74,11 +80,11 @@
 enum { MAX_SIZES = 8, MAX_CASES = 256, MAX_RUNS = MAX_CASES * SBA_STRATEGY_COUNT };
 
 typedef enum case_kind {
-    CASE_CSV = 0, CASE_EXAMPLE, CASE_GEN_JSON, CASE_GEN_API, CASE_PLANTED, CASE_SUBSET, CASE_KINDS
+    CASE_CSV = 0, CASE_EXAMPLE, CASE_GEN_JSON, CASE_GEN_API, CASE_PLANTED, CASE_SUBSET, CASE_STACK, CASE_KINDS
 } case_kind;
 
 static const char *const kind_names[CASE_KINDS] = {"minimalloc", "example", "gen-json", "gen-api", "planted",
-                                                   "minimalloc-subset"};
+                                                   "minimalloc-subset", "minimalloc-stack"};
 static const char *const kind_titles[CASE_KINDS] = {
     "MiniMalloc instances (CSV import)",
     "Examples (every .json file in examples/)",
@@ -86,6 +92,8 @@ static const char *const kind_titles[CASE_KINDS] = {
     "Generated kernels through the C API (in memory, no JSON)",
     "Planted packing instances (`sballoc gen --planted`: a packing exists by construction)",
     "MiniMalloc's instances with 2 % of their buffers removed (seeded: a subset of a packable instance packs)",
+    "Two of MiniMalloc's instances stacked (sizes halved, the second above the first, shifted in time by a fifth "
+    "of its span or not: packable)",
 };
 /* The buffers a MiniMalloc subset leaves out, in percent. */
 enum { SUBSET_DROP = 2 };
@@ -136,9 +144,11 @@ typedef struct bench_case {
     case_kind kind;
     char name[96];
     char path[1024];
-    int64_t capacity;     /* CSV and subsets only */
+    int64_t capacity;     /* CSV, subsets and stacks only */
     uint32_t tensors;     /* generated only */
     uint64_t seed;        /* planted and subsets only */
+    char upper[1024];     /* stacks: the instance on top (path the one below) */
+    bool shift;           /* stacks: the one on top shifted in time */
     const planted_family *family; /* planted only */
 } bench_case;
 
@@ -299,6 +309,38 @@ static size_t drop_rows(char *text, size_t len, uint64_t seed)
     return out;
 }
 
+/* Two MiniMalloc CSV texts as one (rows id,lower,upper,size; their ids
+ * renamed): every size halved, the second's rows shifted in time by a fifth
+ * of its span when `shift`. NULL when a row does not read. */
+static char *stack_rows(const char *lo, const char *hi, bool shift, size_t *len)
+{
+    size_t cap = 2 * (strlen(lo) + strlen(hi)) + 64, n = 0;
+    char *out = malloc(cap);
+    if (!out) return NULL;
+    n += (size_t)snprintf(out, cap, "id,lower,upper,size\n");
+    long long dt = 0;
+    for (int half = 0; half < 2; half++) {
+        const char *t = half ? hi : lo;
+        if (half && shift) {
+            long long last = 0, a, b, z;
+            for (const char *l = strchr(t, '\n'); l && l[1]; l = strchr(l + 1, '\n'))
+                if (sscanf(l + 1, "%*[^,],%lld,%lld,%lld", &a, &b, &z) == 3 && b > last) last = b;
+            dt = last / 5 / 1024 * 1024;
+        }
+        uint32_t row = 0;
+        for (const char *l = strchr(t, '\n'); l && l[1]; l = strchr(l + 1, '\n')) {
+            long long a, b, z;
+            if (sscanf(l + 1, "%*[^,],%lld,%lld,%lld", &a, &b, &z) != 3 || n + 96 > cap) {
+                free(out);
+                return NULL;
+            }
+            n += (size_t)snprintf(out + n, cap - n, "%c%u,%lld,%lld,%lld\n", half ? 'b' : 'a', row++, a + dt, b + dt, z / 2);
+        }
+    }
+    *len = n;
+    return out;
+}
+
 static bir_module *load(const bench_case *c, result *r)
 {
     sba_error err;
@@ -338,8 +380,19 @@ static bir_module *load(const bench_case *c, result *r)
         return NULL;
     }
     if (c->kind == CASE_SUBSET) len = drop_rows(text, len, c->seed);
+    if (c->kind == CASE_STACK) {
+        size_t ulen;
+        char *upper = read_all(c->upper, &ulen), *both = upper ? stack_rows(text, upper, c->shift, &len) : NULL;
+        free(upper);
+        free(text);
+        if (!both) {
+            fail(r, RUN_LOAD_FAILED, "cannot read or stack the inputs", NULL);
+            return NULL;
+        }
+        text = both;
+    }
     bir_module *m;
-    if (c->kind == CASE_CSV || c->kind == CASE_SUBSET) {
+    if (c->kind == CASE_CSV || c->kind == CASE_SUBSET || c->kind == CASE_STACK) {
         double t0 = now();
         m = sba_csv_import(text, len, c->capacity, NULL, &err);
         r->build_s = now() - t0;
@@ -389,7 +442,7 @@ static void verify(bir_module *m, const bench_case *c, result *r)
     r->verify_s = now() - t0;
     r->verified = st != SBA_OK ? -1 : vr.exhaustive ? 1 : 2;
     if (st != SBA_OK) snprintf(r->verify_message, sizeof r->verify_message, "%.150s", err.message);
-    if ((c->kind != CASE_CSV && c->kind != CASE_SUBSET) || r->spilled) return;
+    if ((c->kind != CASE_CSV && c->kind != CASE_SUBSET && c->kind != CASE_STACK) || r->spilled) return;
     char *text;
     size_t len;
     sba_csv_check_report cr;
@@ -651,6 +704,7 @@ static bool is_planted(const bench_case *c, const void *ud)
 }
 
 static bool is_subset(const bench_case *c, const void *ud) { return c->kind == CASE_SUBSET; }
+static bool is_stack(const bench_case *c, const void *ud) { return c->kind == CASE_STACK; }
 
 /* Per planted family and size, and over the MiniMalloc subsets: packed with
  * no spill, median and largest time. */
@@ -659,7 +713,8 @@ static void md_planted_summary(FILE *f, const bench_case *cases, const result *r
     bool any = false;
     uint64_t lo = UINT64_MAX, hi = 0;
     for (uint32_t i = 0; i < nres; i++) {
-        any |= cases[res[i].kase].kind == CASE_PLANTED || cases[res[i].kase].kind == CASE_SUBSET;
+        any |= cases[res[i].kase].kind == CASE_PLANTED || cases[res[i].kase].kind == CASE_SUBSET ||
+               cases[res[i].kase].kind == CASE_STACK;
         if (cases[res[i].kase].kind != CASE_SUBSET || !res[i].sets) continue;
         if (res[i].sets < lo) lo = res[i].sets;
         if (res[i].sets > hi) hi = res[i].sets;
@@ -684,6 +739,14 @@ static void md_planted_summary(FILE *f, const bench_case *cases, const result *r
     char sz[48];
     snprintf(sz, sizeof sz, "%llu–%llu", (unsigned long long)lo, (unsigned long long)hi);
     md_summary_row(f, "MiniMalloc's, 2 % of the buffers left out", sz, cases, res, nres, is_subset, NULL);
+    lo = UINT64_MAX, hi = 0;
+    for (uint32_t i = 0; i < nres; i++) {
+        if (cases[res[i].kase].kind != CASE_STACK || !res[i].sets) continue;
+        if (res[i].sets < lo) lo = res[i].sets;
+        if (res[i].sets > hi) hi = res[i].sets;
+    }
+    snprintf(sz, sizeof sz, "%llu–%llu", (unsigned long long)lo, (unsigned long long)hi);
+    md_summary_row(f, "MiniMalloc's, two stacked", sz, cases, res, nres, is_stack, NULL);
 }
 
 static void md_phases(FILE *f, const bench_case *cases, const result *res, uint32_t nres)
@@ -896,6 +959,32 @@ static uint32_t add_subsets(bench_case *cases, uint32_t n, const options *o, con
     return n;
 }
 
+/* Each of MiniMalloc's challenging instances with the next above it (the
+ * last with the first), every other pair shifted in time (stack_rows). */
+static uint32_t add_stacks(bench_case *cases, uint32_t n, const options *o, const char *pattern)
+{
+    glob_t g;
+    if (glob(pattern, 0, NULL, &g) != 0) return n;
+    const char *mm[16];
+    uint32_t k = 0;
+    for (size_t i = 0; i < g.gl_pathc && k < 16; i++)
+        if (capacity_of(base_name(g.gl_pathv[i])) == 1048576) mm[k++] = g.gl_pathv[i];
+    for (uint32_t i = 0; k > 1 && i < k && n < MAX_CASES; i++) {
+        bench_case *c = &cases[n];
+        memset(c, 0, sizeof *c);
+        c->kind = CASE_STACK;
+        c->capacity = 1048576;
+        c->shift = i % 2 == 1;
+        snprintf(c->name, sizeof c->name, "%.40s on %.40s%s", base_name(mm[(i + 1) % k]), base_name(mm[i]),
+                 c->shift ? ", shifted" : "");
+        snprintf(c->path, sizeof c->path, "%s", mm[i]);
+        snprintf(c->upper, sizeof c->upper, "%s", mm[(i + 1) % k]);
+        if (wanted(o, c->name)) n++;
+    }
+    globfree(&g);
+    return n;
+}
+
 static int usage(void)
 {
     fprintf(stderr, "usage: bench_alloc [--source-dir DIR] [--sizes N,...] [--api-sizes N,...] "
@@ -1020,6 +1109,7 @@ int main(int argc, char **argv)
     if (access(path, R_OK) == 0) {
         snprintf(tmpl, sizeof tmpl, "%s/*.csv", path);
         n = add_subsets(cases, n, &o, tmpl);
+        n = add_stacks(cases, n, &o, tmpl);
     }
 
     uint32_t total = 0, nres = 0;
@@ -1029,7 +1119,7 @@ int main(int argc, char **argv)
     for (uint32_t k = 0; k < n; k++)
         for (uint32_t s = 0; s < SBA_STRATEGY_COUNT; s++) {
             if (!o.strategy_on[s]) continue;
-            bool planted = cases[k].kind == CASE_PLANTED || cases[k].kind == CASE_SUBSET;
+            bool planted = cases[k].kind == CASE_PLANTED || cases[k].kind == CASE_SUBSET || cases[k].kind == CASE_STACK;
             if (planted && s != SBA_STRATEGY_COLORING) continue;
             fprintf(stderr, "bench_alloc: [%u/%u] %s, %s ... ", nres + 1, total, cases[k].name, sba_strategy_name(s));
             double t0 = now();
