@@ -283,6 +283,29 @@ static void planted_packs(const sba_planted_options *p, uint64_t budget, char *l
     bir_module_free(m);
 }
 
+/* `gen --planted` with these options (span 0: the default), the rest
+ * default. */
+static sba_planted_options planted_opts(uint64_t seed, uint32_t tensors, const char *heights, uint32_t span,
+                                        uint32_t holes)
+{
+    sba_planted_options p;
+    sba_planted_defaults(&p);
+    p.seed = seed;
+    p.tensors = tensors;
+    p.heights = heights;
+    p.span = span;
+    p.holes = holes;
+    return p;
+}
+
+/* That planted function packs on the default budget. */
+static void planted_of_packs(uint64_t seed, uint32_t tensors, const char *heights, uint32_t span, uint32_t holes,
+                             char *lines)
+{
+    sba_planted_options p = planted_opts(seed, tensors, heights, span, holes);
+    planted_packs(&p, 0, lines);
+}
+
 /* A planted 1-D function with holes, as MiniMalloc's instances: 1 MiB,
  * tensors of at least 1 KiB over 1,024 steps, `holes` percent of the tiling
  * left out, cuts in time `elongation` times rarer, on `budget` units (0:
@@ -327,14 +350,8 @@ Test(search, floor_searches_keep_landings_up_to_date)
  * iteration has (searched first, on half, it left a tensor to spill). */
 Test(search, small_parts_first_leave_their_share_to_the_large)
 {
-    sba_planted_options p;
-    sba_planted_defaults(&p);
-    p.seed = 2;
-    p.tensors = 100;
-    p.heights = "q:3,h:1,f:1";
-    p.span = 25;
     char lines[4096];
-    planted_packs(&p, 0, lines);
+    planted_of_packs(2, 100, "q:3,h:1,f:1", 25, 0, lines);
     const char *small = strstr(lines, "part of 30 nodes"), *large = strstr(lines, "part of 60 nodes");
     cr_assert(small && large && small < large, "%s", lines);
 }
@@ -369,14 +386,8 @@ Test(search, greedy_restarts_perturb_the_orders)
  * eight rounds and the searches after them left 10 tensors to spill. */
 Test(search, greedy_restarts_try_the_left_out_first)
 {
-    sba_planted_options p;
-    sba_planted_defaults(&p);
-    p.seed = 150;
-    p.tensors = 300;
-    p.heights = "full";
-    p.holes = 10;
     char lines[4096];
-    planted_packs(&p, 0, lines);
+    planted_of_packs(150, 300, "full", 0, 10, lines);
     cr_assert(strstr(lines, "part of 300 nodes packed (run 7: greedy, T-A-W order perturbed by seed 4, left out first)") !=
                   NULL,
               "%s", lines);
@@ -503,13 +514,7 @@ static bool leaves_nothing_free(const sb_ctx *c)
 static void planted_packing_is_followed(const char *heights, uint32_t tensors, uint32_t span, uint32_t holes,
                                         bool walls, uint64_t seed)
 {
-    sba_planted_options p;
-    sba_planted_defaults(&p);
-    p.seed = seed;
-    p.tensors = tensors;
-    p.heights = heights;
-    p.span = span;
-    p.holes = holes;
+    sba_planted_options p = planted_opts(seed, tensors, heights, span, holes);
     p.walls = walls;
     sba_error err;
     bir_module *planted = sba_gen_planted(&p, true, NULL, &err);
