@@ -92,8 +92,8 @@ static const char *const kind_titles[CASE_KINDS] = {
     "Generated kernels through the C API (in memory, no JSON)",
     "Planted packing instances (`sballoc gen --planted`: a packing exists by construction)",
     "MiniMalloc's instances with 2 % of their buffers removed (seeded: a subset of a packable instance packs)",
-    "Two of MiniMalloc's instances stacked (sizes halved, the second above the first, shifted in time by a fifth "
-    "of its span or not: packable)",
+    ("Two of MiniMalloc's instances stacked (sizes halved, the second above the first, shifted in time by a fifth "
+     "of its span or not: packable)"),
 };
 /* The buffers a MiniMalloc subset leaves out, in percent. */
 enum { SUBSET_DROP = 2 };

@@ -1214,7 +1214,7 @@ typedef struct sx_run {
 } sx_run;
 
 /* Squeaky-wheel restarts (Joslin and Clements, JAIR 1999): a restart moves
- * each node up its order by a 1/BLAME_STEPS of the nodes for every earlier
+ * each node up its order by 1/BLAME_STEPS of the nodes for every earlier
  * greedy run of the part that left it out where it got furthest. The
  * nodes that were hard to place are then tried first at the places they
  * land, while the rest keeps its order. */
