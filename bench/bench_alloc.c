@@ -33,7 +33,7 @@
  *     where an exact search tuned to the instances themselves loses its way;
  *     colouring only, at most 30 s each;
  *   - two of MiniMalloc's challenging instances stacked, each after the
- *     next in name order (F on A), every size halved, the second instance
+ *     next in name order above it (A on F last), every size halved, the second instance
  *     above the first and, in every other pair, shifted in time by a fifth
  *     of its span: packable (each half packs as its instance does), with
  *     more buffers than any one instance, as MiniMalloc's larger ones;
