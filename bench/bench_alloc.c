@@ -32,9 +32,9 @@
  *     packable instance packs, and the slack the missing buffers leave is
  *     where an exact search tuned to the instances themselves loses its way;
  *     colouring only, at most 30 s each;
- *   - two of MiniMalloc's challenging instances stacked, each after the
- *     next in name order above it (A on F last), every size halved, the second instance
- *     above the first and, in every other pair, shifted in time by a fifth
+ *   - two of MiniMalloc's challenging instances stacked, each with the
+ *     next in name order above it (A on F last), every size halved, the
+ *     upper one, in every other pair, shifted in time by a fifth
  *     of its span: packable (each half packs as its instance does), with
  *     more buffers than any one instance, as MiniMalloc's larger ones;
  *     colouring only, at most 30 s each.
