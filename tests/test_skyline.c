@@ -522,3 +522,36 @@ Test(strips, reads_the_slack_as_holes)
      * spills 8: the looser loads meet wrong sets first */
     planted_holes_pack(350, 14, 14, 1);
 }
+
+/* The strips alone on a tiling of 150 pieces over 30 sections (2-D, cut
+ * at random), at `scale` times their bounds, restart `order_seed` (0:
+ * none), on `budget` units. */
+static int strips_alone(uint64_t seed, uint32_t scale, uint64_t order_seed, uint64_t budget)
+{
+    static tiling t;
+    cut_tiling(&t, seed, 150, 30, 4, 4096, 32);
+    t.p.scale = scale, t.p.order_seed = order_seed;
+    int r = strips(&t, budget, NULL);
+    if (r == SB_PACK_PACKED) check_packing(&t);
+    return r;
+}
+
+/* Wider bounds are not always better: here sixteen times the seeds' steps
+ * and tries go to wrong sets of the right load until the budget is spent,
+ * where four times give up on them sooner and pack (search.c runs the
+ * strips alone on a ladder of bounds, the narrowest first). */
+Test(strips, narrower_bounds_may_pack_what_wider_ones_miss)
+{
+    cr_assert_eq(strips_alone(36, 16, 0, 200000000), SB_PACK_BUDGET);
+    cr_assert_eq(strips_alone(36, 4, 0, 200000000), SB_PACK_PACKED);
+}
+
+/* A restart leaves a quarter of the items, picked by its seed, out of a
+ * set first: the same bounds then meet other sets of the same load. Here
+ * the second restart packs what the plain order spends the budget on. */
+Test(strips, a_restart_leaves_items_out_first)
+{
+    cr_assert_eq(strips_alone(35, 16, 0, 50000000), SB_PACK_BUDGET);
+    cr_assert_eq(strips_alone(35, 16, 2, 50000000), SB_PACK_PACKED);
+    cr_assert_eq(strips_alone(35, 16, 2, 50000000), SB_PACK_PACKED, "the same restart, the same outcome");
+}

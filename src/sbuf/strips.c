@@ -81,7 +81,11 @@
  * whole; every step counts against the caller's budget. A piece that
  * failed is not searched again (a cache of FAILED_PIECES slots). The
  * caller may widen the bounds (sb_pack_problem.scale): the seeds' steps and
- * tries and a split's work × scale.
+ * tries and a split's work × scale. Within them the sets of a seed come
+ * in one order, each item taken before it is left, so a wrong branch
+ * early in it is met on every run with the same bounds; a restart
+ * (sb_pack_problem.order_seed) leaves a quarter of the items, picked by
+ * its seed, out first, and meets other sets of the same load.
  *
  * Slack. A 1-D part with a little slack (at most an eighth of its room,
  * as MiniMalloc's instances: a tiling with some tiles left out) is first
@@ -674,6 +678,14 @@ static int found(sweep *W)
     return C->kind == CUT_HALF ? second_half(C) : C->kind == CUT_HALF2 ? split_halves(C) : split(C);
 }
 
+/* Whether a set's search leaves item `id` out before it tries it in: in a
+ * restart (p->order_seed, see Bounds), a quarter of the items, picked by
+ * the seed; otherwise none. */
+static bool leaves_first(const sb_pack_problem *p, uint32_t id)
+{
+    return p->order_seed && (sba_mix64(p->order_seed ^ sba_mix64((uint64_t)id + 1)) & 3) == 0;
+}
+
 /* Depth-first over a side's items: each taken or left, taken first. Every
  * complete set (with one of the other side) is split; the first that packs
  * ends it. */
@@ -717,28 +729,21 @@ static int search(sweep *W)
             W->dec[i] = 0;
         }
         {
-            /* the next untried decision at i; a group must end on its need */
+            /* the next untried decision at i, taken first (left first
+             * where the restart says, leaves_first); a group must end on
+             * its need */
             uint32_t g = W->group[i];
-            bool last = i + 1 == W->gend[g];
-            if (W->dec[i] == 0) {
-                W->dec[i] = 1;
-                if (can_take(W, i)) {
-                    set_take(W, i, true);
-                    C->in[W->orig[i]] = 1;
-                    if (!last || group_done(W, g)) {
-                        i++, back = false;
-                        continue;
-                    }
-                    set_take(W, i, false);
-                    C->in[W->orig[i]] = 0;
-                }
+            bool last = i + 1 == W->gend[g], leave_first = leaves_first(T->p, W->it[i].id), moved = false;
+            while (W->dec[i] < 2 && !moved) {
+                bool take = (W->dec[i]++ == 0) != leave_first;
+                if (take ? !can_take(W, i) : !can_leave(W, i)) continue;
+                if (take) set_take(W, i, true), C->in[W->orig[i]] = 1;
+                moved = !last || group_done(W, g);
+                if (!moved && take) set_take(W, i, false), C->in[W->orig[i]] = 0;
             }
-            if (W->dec[i] == 1) {
-                W->dec[i] = 2;
-                if (can_leave(W, i) && (!last || group_done(W, g))) {
-                    i++, back = false;
-                    continue;
-                }
+            if (moved) {
+                i++, back = false;
+                continue;
             }
             /* both tried: from a group's first item, its entry state
              * failed, unless a set was split below it: a split fails for
