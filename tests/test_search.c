@@ -393,6 +393,19 @@ Test(search, greedy_restarts_try_the_left_out_first)
               "%s", lines);
 }
 
+/* On a part with no slack the strips run alone on ever wider bounds, the
+ * narrowest first: the 136-node part of this quarter-heavy function
+ * (`gen --planted --heights q:3,h:1,f:1 --span 50 --tensors 200 --seed
+ * 20`) packs on four times the bounds. Sixteen times, the strips' one run
+ * alone before, spent its share on wrong sets of the right load, and 75
+ * tensors spilled. */
+Test(search, the_strips_alone_widen_their_bounds_step_by_step)
+{
+    char lines[4096];
+    planted_of_packs(20, 200, "q:3,h:1,f:1", 50, 0, lines);
+    cr_assert(strstr(lines, "part of 136 nodes packed (run 18: strips alone, bounds x4)") != NULL, "%s", lines);
+}
+
 /* The sections a search keeps, on random live ranges: each range keeps at
  * least one, two ranges meet iff their kept ranges do, and no more are
  * kept than there were. A staircase (every range ends at the last

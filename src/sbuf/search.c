@@ -61,8 +61,9 @@
  * runs (by area, start and end, and in MiniMalloc's three orders) and the
  * time sweeps. A part with no slack (or, in 1-D, one the strips cut with
  * a little) then gets the skyline by bands on half of what is left, and
- * the strips alone with wider bounds (STRIPS_WIDE) a quarter of what is
- * left after. Then eight rounds of restarts of the greedy runs, each
+ * the strips alone: with no slack, their bounds ever wider (STRIPS_LADDER),
+ * each on a third of what is left, then restarted (STRIPS_RESTARTS) on an
+ * eighth each; with a little, once (STRIPS_WIDE) on a quarter. Then eight rounds of restarts of the greedy runs, each
  * order perturbed by a seed (every key moved by up to 5 %) and the nodes
  * the part's greedy runs left out so far moved up (BLAME_STEPS), each run
  * on a sixty-fourth of what is left. Then MiniMalloc's round robin, the address
@@ -101,8 +102,15 @@
 /* Up to this many pairs of nodes sharing a section, the complete searches
  * list them to keep landings up to date (8 bytes each). */
 #define NEIGHBOUR_PAIRS 4000000ull
-/* The strips' bounds in their run with wide ones (KIND_STRIPS_WIDE). */
-#define STRIPS_WIDE 16
+/* The strips' runs alone (KIND_STRIPS_WIDE) on a part with no slack: their
+ * bounds × each scale of the ladder in turn, then restarts (strips.c,
+ * Bounds) × STRIPS_WIDE; on a 1-D part they cut with a little slack, one
+ * run × STRIPS_WIDE. */
+static const uint32_t STRIPS_LADDER[] = {4, 16, 64, 256};
+enum { STRIPS_LADDER_LEN = sizeof STRIPS_LADDER / sizeof STRIPS_LADDER[0], STRIPS_RESTARTS = 8, STRIPS_WIDE = 16 };
+/* What the skyline by bands reports of a 1-D part that the strips cut with
+ * a little slack (search_run's *slack). */
+enum { SLACK_CUT = -2 };
 enum { MAX_OPTIONS = 4, OUTCOME_PACKED = 1, OUTCOME_INFEASIBLE = 2,
        OUTCOME_BUDGET = 3 };
 /* The searches: by lowest floor with the greedy skip (can only pack), by
@@ -1210,7 +1218,8 @@ static bool find_twins(sx *S, sba_arena *ar)
  * seed that perturbs that order (0: none). */
 typedef struct sx_run {
     int kind;
-    uint32_t order, seed;
+    uint32_t order, seed; /* the strips alone: seed 0, or a restart's (order_seed) */
+    uint32_t scale;       /* the strips alone: their bounds × this */
 } sx_run;
 
 /* Squeaky-wheel restarts (Joslin and Clements, JAIR 1999): a restart moves
@@ -1329,7 +1338,7 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
         case ORDER_TAW: *key = (order_key){{t, area * (len + 1), w}, i}; break;
         default: *key = (order_key){{t, w, area * (len + 1)}, i}; break;
         }
-        if (run.seed) perturb(key, &rng);
+        if (run.seed && kind != KIND_STRIPS_WIDE) perturb(key, &rng); /* the strips order their own */
     }
     /* Nodes in size order, so that candidates come out largest first. */
     qsort(keys, nn, sizeof *keys, cmp_key);
@@ -1474,7 +1483,8 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
             /* a part without slack is cut first; what is left goes whole
              * (but the run with wide bounds is the strips' alone) */
             const bool wide = kind == KIND_STRIPS_WIDE;
-            pp.scale = wide ? STRIPS_WIDE : 1;
+            pp.scale = wide ? run.scale : 1;
+            pp.order_seed = wide ? run.seed : 0;
             sr = sb_strips_pack(&pp, ar->a, wide ? budget : budget / 2, &work, &visited);
             /* a 1-D tiling the cuts did not pack: its orders by PQ-trees, on
              * three quarters of what is left (no cut splits memory reused over
@@ -1490,7 +1500,7 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
                 sr = sb_skyline_pack(&pp, ar, work < budget ? budget - work : 0, &w2, &v2);
                 work += w2, visited += v2;
             }
-            if (kind == KIND_SKYLINE_BANDS) *slack = slack_cut ? 0 : left_over;
+            if (kind == KIND_SKYLINE_BANDS) *slack = slack_cut ? SLACK_CUT : left_over;
         }
         S.work = work, S.visited = visited;
         r = sr == SB_PACK_PACKED ? 1 : sr == SB_PACK_NOMEM ? -1 : 0;
@@ -1557,19 +1567,27 @@ static bool fixed_above_middle(const sb_ctx *c, const uint32_t *ids, uint32_t n)
  * lowest-floor search is strongest on zero-slack 1-D parts; the address
  * search on mixed heights and on parts with a little slack. */
 static const sx_run PLAN[] = {
-    {KIND_SKYLINE_BANDS, ORDER_AREA, 0}, {KIND_SKYLINE, ORDER_AREA, 0},
-    {KIND_GREEDY, ORDER_AREA, 0},  {KIND_GREEDY, ORDER_START, 0}, {KIND_GREEDY, ORDER_END, 0},
-    {KIND_GREEDY, ORDER_TWA, 0},   {KIND_GREEDY, ORDER_TAW, 0},   {KIND_GREEDY, ORDER_WAT, 0},
-    {KIND_SWEEP, ORDER_AREA, 0},   {KIND_SWEEP_BACK, ORDER_AREA, 0},
-    {KIND_ADDRESS, ORDER_TWA, 0},  {KIND_FLOOR, ORDER_AREA, 0},   {KIND_ADDRESS, ORDER_AREA, 0},
-    {KIND_FLOOR, ORDER_START, 0},  {KIND_ADDRESS, ORDER_TAW, 0},  {KIND_FLOOR, ORDER_END, 0},
-    {KIND_ADDRESS, ORDER_WAT, 0},  {KIND_STRIPS_WIDE, ORDER_AREA, 0},
+    {KIND_SKYLINE_BANDS, ORDER_AREA, 0, 0}, {KIND_SKYLINE, ORDER_AREA, 0, 0},
+    {KIND_GREEDY, ORDER_AREA, 0, 0},  {KIND_GREEDY, ORDER_START, 0, 0}, {KIND_GREEDY, ORDER_END, 0, 0},
+    {KIND_GREEDY, ORDER_TWA, 0, 0},   {KIND_GREEDY, ORDER_TAW, 0, 0},   {KIND_GREEDY, ORDER_WAT, 0, 0},
+    {KIND_SWEEP, ORDER_AREA, 0, 0},   {KIND_SWEEP_BACK, ORDER_AREA, 0, 0},
+    {KIND_ADDRESS, ORDER_TWA, 0, 0},  {KIND_FLOOR, ORDER_AREA, 0, 0},   {KIND_ADDRESS, ORDER_AREA, 0, 0},
+    {KIND_FLOOR, ORDER_START, 0, 0},  {KIND_ADDRESS, ORDER_TAW, 0, 0},  {KIND_FLOOR, ORDER_END, 0, 0},
+    {KIND_ADDRESS, ORDER_WAT, 0, 0},  {KIND_STRIPS_WIDE, ORDER_AREA, 0, 0},
 };
 enum { PLAN_LEN = sizeof PLAN / sizeof PLAN[0] };
 /* The first round's limit per complete run, in work units. */
 #define ROUND_ROBIN_START ((uint64_t)1 << 20)
 /* Rounds of restarts of the greedy runs (see sb_search_packing). */
 enum { GREEDY_RESTARTS = 8 };
+
+/* The index in PLAN of the run of a kind that has one. */
+static uint32_t plan_index(int kind)
+{
+    uint32_t p = 0;
+    while (PLAN[p].kind != kind) p++;
+    return p;
+}
 
 /* The runs that can only pack: the skyline searches, the greedy runs and
  * the time sweeps. */
@@ -1590,19 +1608,25 @@ static bool in_round_robin(uint32_t p)
            (PLAN[p].order == ORDER_TWA || PLAN[p].order == ORDER_TAW || PLAN[p].order == ORDER_WAT);
 }
 
-/* Run p of the plan on a part, its order perturbed by `seed` (0: none), on
- * `share`; what it used comes off *left. A greedy run reads and adds to the
- * part's `blame` (search_run). */
-static int run_plan(sb_ctx *c, const uint32_t *ids, uint32_t n, uint32_t p, uint32_t seed, uint32_t *blame,
-                    bool flip, uint64_t share, uint64_t *left, int64_t *band_slack)
+/* A run on a part, on `share`; what it used comes off *left. A greedy run
+ * reads and adds to the part's `blame` (search_run). */
+static int run_one(sb_ctx *c, const uint32_t *ids, uint32_t n, sx_run run, uint32_t *blame, bool flip,
+                   uint64_t share, uint64_t *left, int64_t *band_slack)
 {
     uint64_t before = c->search_left;
-    sx_run run = PLAN[p];
-    run.seed = seed;
     int r = search_part(c, ids, n, run, blame, flip, share, band_slack);
     uint64_t used = before - c->search_left;
     *left -= used < *left ? used : *left;
     return r;
+}
+
+/* Run p of the plan, its order perturbed by `seed` (0: none). */
+static int run_plan(sb_ctx *c, const uint32_t *ids, uint32_t n, uint32_t p, uint32_t seed, uint32_t *blame,
+                    bool flip, uint64_t share, uint64_t *left, int64_t *band_slack)
+{
+    sx_run run = PLAN[p];
+    run.seed = seed;
+    return run_one(c, ids, n, run, blame, flip, share, left, band_slack);
 }
 
 /* The keys (start, node) in start order, their nodes into ids. */
@@ -1681,7 +1705,7 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
         uint64_t left = (pool - (spent < pool ? spent : pool)) / (nfailing - x), at_start = c->search_left;
         int r = OUTCOME_BUDGET;
         bool flip = fixed_above_middle(c, ids + a, b - a);
-        int64_t band_slack = -1; /* the skyline's, every node in its whole band; 0 where the strips cut it */
+        int64_t band_slack = -1; /* the skyline's, every node in its whole band, or SLACK_CUT */
         uint32_t p = 0, last = 0;
         const uint64_t total = left;
         /* the quick runs first, each on a sixty-fourth (the time sweeps
@@ -1699,29 +1723,42 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
          * little slack that the strips cut (strips.c, Slack): on planted
          * 1-D functions of 350-700 tensors with 2-8 % of the tiling left
          * out, 22 of 32 pack this way, 14 on the quick run's share. */
-        bool tight = band_slack == 0;
+        const bool tight = band_slack == 0 || band_slack == SLACK_CUT, zero = band_slack == 0;
         for (p = 0; tight && p < PLAN_LEN && r == OUTCOME_BUDGET && left > 0; p++)
             if (PLAN[p].kind == KIND_SKYLINE_BANDS)
                 r = run_plan(c, ids + a, b - a, p, 0, blame, flip, left / 2, &left, &band_slack), last = p;
-        /* Then the strips alone with bounds sixteen times wider, on a
-         * quarter of what is left: where a cut was missed within the first
-         * bounds (a seed's few tries spent on wrong sets of the right load,
-         * a split's work on a wrong side), more of each finds it, and the
-         * searches after seldom pack a large part without slack. */
-        for (p = 0; tight && p < PLAN_LEN && r == OUTCOME_BUDGET && left > 0; p++)
-            if (PLAN[p].kind == KIND_STRIPS_WIDE)
-                r = run_plan(c, ids + a, b - a, p, 0, blame, flip, left / 4, &left, &band_slack), last = p;
+        /* Then, on a part with no slack, the strips alone, their bounds
+         * 4, 16, 64 and 256 times wider, each on a third of what is left,
+         * then restarted at 16 times, each restart on an eighth: where a
+         * cut was missed (a seed's steps and tries spent on wrong sets of
+         * the right load, a split's work on a wrong side), more of each
+         * finds it, but so much more of a wrong branch can take it all;
+         * a restart leaves some items out first (strips.c, Bounds). The
+         * searches after seldom pack a large part without slack. On a 1-D
+         * part the strips cut with a little slack, once, 16 times wider,
+         * on a quarter: there the greedy restarts after need the rest. */
+        uint32_t seed = 0, scale = 0;
+        for (uint32_t w = 0; tight && w < (zero ? STRIPS_LADDER_LEN : 1) && r == OUTCOME_BUDGET && left > 0; w++) {
+            sx_run run = {KIND_STRIPS_WIDE, ORDER_AREA, 0, zero ? STRIPS_LADDER[w] : STRIPS_WIDE};
+            r = run_one(c, ids + a, b - a, run, blame, flip, zero ? left / 3 : left / 4, &left, &band_slack);
+            last = plan_index(KIND_STRIPS_WIDE), scale = run.scale;
+        }
+        for (uint32_t s = 1; zero && s <= STRIPS_RESTARTS && r == OUTCOME_BUDGET && left > 0; s++) {
+            sx_run run = {KIND_STRIPS_WIDE, ORDER_AREA, s, STRIPS_WIDE};
+            r = run_one(c, ids + a, b - a, run, blame, flip, left / 8, &left, &band_slack);
+            last = plan_index(KIND_STRIPS_WIDE), scale = run.scale, seed = s;
+        }
         /* Restarts of the greedy runs, each order perturbed by a seed:
          * where a packing exists the greedy skip finds it fast or not at
          * all, and which order finds it is a matter of near ties among the
          * keys, and of the nodes left out before (BLAME_STEPS). Each run on a sixty-fourth of what is left, while that is
          * at least the round robin's first limit (below it a restart does
          * too little to be worth what the complete runs lose). */
-        uint32_t seed = 0;
         for (uint32_t s = 1; s <= GREEDY_RESTARTS && r == OUTCOME_BUDGET && left / 64 >= ROUND_ROBIN_START; s++)
             for (p = 0; p < PLAN_LEN && r == OUTCOME_BUDGET && left > 0; p++)
                 if (PLAN[p].kind == KIND_GREEDY)
-                    r = run_plan(c, ids + a, b - a, p, s, blame, flip, left / 64, &left, &band_slack), last = p, seed = s;
+                    r = run_plan(c, ids + a, b - a, p, s, blame, flip, left / 64, &left, &band_slack), last = p, seed = s,
+                    scale = 0;
         /* MiniMalloc's round robin: its three address orders, every run
          * of a round on the same limit, doubled each round while it is at
          * most a sixteenth of the part's budget. Which order suits a part
@@ -1732,7 +1769,7 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
             for (p = 0; p < PLAN_LEN && r == OUTCOME_BUDGET && left > 0; p++) {
                 if (!in_round_robin(p)) continue;
                 r = run_plan(c, ids + a, b - a, p, 0, blame, flip, limit < left ? limit : left, &left, &band_slack);
-                last = p, seed = 0;
+                last = p, seed = scale = 0;
             }
         /* then each complete run in turn on half of what is left: an order
          * that needs a deep search gets it */
@@ -1740,7 +1777,7 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
             if (pack_only(PLAN[p].kind)) continue;
             uint64_t share = p < last_complete() ? left / 2 : left;
             r = run_plan(c, ids + a, b - a, p, 0, blame, flip, share, &left, &band_slack);
-            last = p, seed = 0;
+            last = p, seed = scale = 0;
         }
         p = last + 1;
         /* Out of memory is its own outcome: taken for a spent budget, it
@@ -1748,14 +1785,19 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
         if (r < 0) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory in the exact packer");
         static const char *const kinds[] = {"greedy", "lowest-floor", "address-order", "time sweep",
                                             "time sweep backwards", "skyline", "skyline by bands",
-                                            "strips, wide bounds"};
+                                            "strips alone"};
         static const char *const orders[] = {"area", "start", "end", "W-A-T", "T-A-W", "T-W-A"};
+        char how[96]; /* the strips alone have no order, but bounds */
+        if (scale)
+            snprintf(how, sizeof how, "bounds x%u%s", scale, seed ? ", restart " : "");
+        else
+            snprintf(how, sizeof how, "%s order%s", orders[PLAN[p - 1].order], seed ? " perturbed by seed " : "");
         char restart[64] = "";
-        if (seed) snprintf(restart, sizeof restart, " perturbed by seed %u, left out first", seed);
-        sb_log(c, "search: part of %u nodes %s (run %u: %s, %s order%s%s) after %llu search nodes (work left %llu)",
+        if (seed) snprintf(restart, sizeof restart, scale ? "%u" : "%u, left out first", seed);
+        sb_log(c, "search: part of %u nodes %s (run %u: %s, %s%s%s) after %llu search nodes (work left %llu)",
                b - a,
                r == OUTCOME_PACKED ? "packed" : r == OUTCOME_INFEASIBLE ? "proved infeasible" : "exhausted its budget",
-               p, kinds[PLAN[p - 1].kind], orders[PLAN[p - 1].order], restart, flip ? ", mirrored" : "",
+               p, kinds[PLAN[p - 1].kind], how, restart, flip ? ", mirrored" : "",
                (unsigned long long)c->rep->search_nodes, (unsigned long long)c->search_left);
         spent += at_start - c->search_left;
         if (r != OUTCOME_PACKED) all = false;
@@ -1836,7 +1878,7 @@ static int search_window(sb_ctx *c, uint32_t *ids, uint8_t *role, uint64_t share
     int r = OUTCOME_BUDGET;
     for (uint32_t y = 0; y < 3 && r == OUTCOME_BUDGET; y++) {
         int64_t slack;
-        r = search_part(c, ids, n, (sx_run){kinds[y], ORDER_AREA, 0}, NULL, flip, share, &slack);
+        r = search_part(c, ids, n, (sx_run){kinds[y], ORDER_AREA, 0, 0}, NULL, flip, share, &slack);
         if (r == OUTCOME_INFEASIBLE) r = OUTCOME_BUDGET; /* this window only: a wider one may pack */
     }
     for (uint32_t i = 0; i < c->n; i++)
@@ -1964,7 +2006,7 @@ sba_status sb_search_follow(sb_ctx *c, const sb_guide *g, sb_follow search, uint
     for (uint32_t p = 0; p < np && r >= 0; p++) {
         int64_t slack;
         c->search_left = UINT64_MAX;
-        r = search_part(c, ids + from[p], from[p + 1] - from[p], (sx_run){kinds[search], ORDER_AREA, 0}, NULL, false,
+        r = search_part(c, ids + from[p], from[p + 1] - from[p], (sx_run){kinds[search], ORDER_AREA, 0, 0}, NULL, false,
                         UINT64_MAX / 2, &slack);
         *followed += r == OUTCOME_PACKED;
     }
