@@ -35,7 +35,11 @@
  * of L that ended in the section before must be replaced, to the byte, by
  * nodes of L that start here, and none may end where none starts. A
  * depth-first search takes or leaves each starting node, largest first,
- * pruned by the sums of its section; a state entering a section (its live
+ * pruned by the sums of its section: what the nodes after it in its group
+ * can still add must bring the section to its load, a subset sum of theirs
+ * (kept per node as a bitset where the group's total is at most
+ * REACH_UNITS units of the alignment, and read where the load lies within
+ * REACH_WINDOW of them: without slack it is one); a state entering a section (its live
  * nodes of L and A, hashed) that failed once is not searched again, unless
  * a set was split below it: a split fails for the whole set, and the nodes
  * decided before the state are not in it. Each set found on one side is
@@ -129,6 +133,8 @@
 
 enum {
     LEAF_MAX = 320,      /* a piece no cut splits and larger than this goes back to the caller */
+    REACH_UNITS = 1 << 16, /* a group's subset sums are kept up to this many alignment units */
+    REACH_WINDOW = 1024, /* and read where the load it must leave lies in this many */
     CUT_NODES = 16,      /* within the cuts, a piece larger than this is cut if it can be */
     SEED_WORK = 1024,    /* a seed's sweep: steps per node of the part */
     SEED_TRIES = 4,      /* sets of the right load searched per seed */
@@ -338,6 +344,8 @@ typedef struct sweep {
     uint32_t m, k1, G;
     uint32_t *group, *gstart, *gend; /* item → group; group → its items */
     int64_t *rest;                   /* per item: the weight of the items after it in its group */
+    uint64_t **reach;                /* per item: the subset sums of the items after it in its group
+                                        that may be taken, in alignment units (NULL: not kept) */
     int64_t *endw;                   /* per section: weight of taken items ending there */
     int64_t *cur, *part;             /* per group: the load before its items, and theirs */
     int64_t *amin, *amax;            /* per group: the loads A may take, entering it */
@@ -422,6 +430,27 @@ static bool can_leave(const sweep *W, uint32_t i)
     int64_t least = W->amin[g] - slack_at(W, group_section(W, g));
     if (W->t[g] != INT64_MIN) least = max64(least, W->t[g]);
     return W->cur[g] + W->part[g] + W->rest[i] >= least;
+}
+
+/* Whether the items after i in its group, some of them, can still bring
+ * the group's load to what it must leave (can_take's most, can_leave's
+ * least): a subset sum, where the range is narrow enough to read. */
+static bool reach_ok(const sweep *W, uint32_t i)
+{
+    const uint64_t *sum = W->reach[i];
+    if (!sum) return true;
+    const uint32_t g = W->group[i];
+    const int64_t unit = W->C->T->p->align, load = W->cur[g] + W->part[g];
+    int64_t most = W->t[g] == INT64_MIN ? W->amax[g] : min64(W->amax[g], W->t[g]);
+    int64_t least = W->amin[g] - slack_at(W, group_section(W, g));
+    if (W->t[g] != INT64_MIN) least = max64(least, W->t[g]);
+    if (most - least > REACH_WINDOW * unit) return true;
+    int64_t lo = max64(least - load, 0), hi = most - load;
+    lo = (lo + unit - 1) / unit, hi = hi < 0 ? -1 : hi / unit;
+    hi = min64(hi, W->rest[i] / unit);
+    for (int64_t u = lo; u <= hi; u++)
+        if (sum[u / 64] >> (u % 64) & 1) return true;
+    return false;
 }
 
 static void set_take(sweep *W, uint32_t i, bool on)
@@ -738,7 +767,8 @@ static int search(sweep *W)
                 bool take = (W->dec[i]++ == 0) != leave_first;
                 if (take ? !can_take(W, i) : !can_leave(W, i)) continue;
                 if (take) set_take(W, i, true), C->in[W->orig[i]] = 1;
-                moved = !last || group_done(W, g);
+                T->work++;
+                moved = last ? group_done(W, g) : reach_ok(W, i);
                 if (!moved && take) set_take(W, i, false), C->in[W->orig[i]] = 0;
             }
             if (moved) {
@@ -821,6 +851,31 @@ static bool build(sweep *W, cutter *C, sba_arena *ar, uint32_t k, int side, uint
         W->gend[W->G - 1] = i + 1;
     }
     for (uint32_t i = m; i-- > 0;) W->rest[i] = i + 1 < W->gend[W->group[i]] ? W->rest[i + 1] + W->it[i + 1].w : 0;
+    /* the subset sums after each item, per group, where they are few */
+    W->reach = sba_arena_array(ar, m + 1, sizeof *W->reach);
+    if (!W->reach) return false;
+    const int64_t unit = C->T->p->align;
+    for (uint32_t g = 0; g < W->G; g++) {
+        uint32_t a = W->gstart[g], b = W->gend[g];
+        int64_t units = (W->rest[a] + W->it[a].w) / unit;
+        if (b - a < 2 || units > REACH_UNITS) continue;
+        uint32_t words = (uint32_t)(units / 64 + 1);
+        uint64_t *sums = sba_arena_array(ar, (size_t)(b - a) * words, sizeof *sums);
+        if (!sums) return false;
+        for (uint32_t i = b; i-- > a;) {
+            uint64_t *s = sums + (size_t)(i - a) * words;
+            W->reach[i] = s;
+            if (i + 1 == b) {
+                s[0] = 1;
+                continue;
+            }
+            memcpy(s, s + words, words * sizeof *s);
+            const st_item *x = &W->it[i + 1];
+            bool may = (!C->lowM || has_option_in(&C->T->p->nodes[x->id], C->lowM)) && !(C->excl && C->excl[idx[i + 1]]);
+            if (may) add_sum(s, words, (uint32_t)(x->w / unit)); /* as can_take allows */
+        }
+        C->T->work += (uint64_t)(b - a) * words;
+    }
     sba_rng zr = {C->T->p->seed ^ ((uint64_t)k << 32) ^ (uint64_t)side};
     W->salt = sba_rng_next(&zr);
     for (uint32_t i = 0; i < m; i++) W->eoff[W->it[i].s1 + 1]++, W->z[i] = sba_rng_next(&zr);
