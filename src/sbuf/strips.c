@@ -346,6 +346,8 @@ typedef struct sweep {
     int64_t *rest;                   /* per item: the weight of the items after it in its group */
     uint64_t **reach;                /* per item: the subset sums of the items after it in its group
                                         that may be taken, in alignment units (NULL: not kept) */
+    uint8_t *reached;                /* per group: reach built (when first read) */
+    sba_arena *ar;                   /* the seed's arena, which holds them */
     int64_t *endw;                   /* per section: weight of taken items ending there */
     int64_t *cur, *part;             /* per group: the load before its items, and theirs */
     int64_t *amin, *amax;            /* per group: the loads A may take, entering it */
@@ -432,22 +434,54 @@ static bool can_leave(const sweep *W, uint32_t i)
     return W->cur[g] + W->part[g] + W->rest[i] >= least;
 }
 
+static void add_sum(uint64_t *sum, uint32_t words, uint32_t units);
+
+/* The subset sums of group g's items after each of its items (those
+ * can_take allows), where the group's total is at most REACH_UNITS units. */
+static void build_reach(sweep *W, uint32_t g)
+{
+    const cutter *C = W->C;
+    const int64_t unit = C->T->p->align;
+    const uint32_t a = W->gstart[g], b = W->gend[g];
+    const int64_t units = (W->rest[a] + W->it[a].w) / unit;
+    W->reached[g] = 1;
+    if (b - a < 2 || units > REACH_UNITS) return;
+    const uint32_t words = (uint32_t)(units / 64 + 1);
+    uint64_t *sums = sba_arena_array(W->ar, (size_t)(b - a) * words, sizeof *sums);
+    if (!sums) return; /* out of memory: the seed's arena says so when its search ends */
+    for (uint32_t i = b; i-- > a;) {
+        uint64_t *sum = sums + (size_t)(i - a) * words;
+        W->reach[i] = sum;
+        if (i + 1 == b) {
+            sum[0] = 1;
+            continue;
+        }
+        memcpy(sum, sum + words, words * sizeof *sum);
+        const st_item *x = &W->it[i + 1];
+        if ((!C->lowM || has_option_in(&C->T->p->nodes[x->id], C->lowM)) && !(C->excl && C->excl[W->orig[i + 1]]))
+            add_sum(sum, words, (uint32_t)(x->w / unit));
+    }
+    C->T->work += (uint64_t)(b - a) * words;
+}
+
 /* Whether the items after i in its group, some of them, can still bring
  * the group's load to what it must leave (can_take's most, can_leave's
- * least): a subset sum, where the range is narrow enough to read. */
-static bool reach_ok(const sweep *W, uint32_t i)
+ * least): a subset sum, read where that range is narrow (without slack it
+ * is one load). */
+static bool reach_ok(sweep *W, uint32_t i)
 {
-    const uint64_t *sum = W->reach[i];
-    if (!sum) return true;
     const uint32_t g = W->group[i];
     const int64_t unit = W->C->T->p->align, load = W->cur[g] + W->part[g];
     int64_t most = W->t[g] == INT64_MIN ? W->amax[g] : min64(W->amax[g], W->t[g]);
     int64_t least = W->amin[g] - slack_at(W, group_section(W, g));
     if (W->t[g] != INT64_MIN) least = max64(least, W->t[g]);
     if (most - least > REACH_WINDOW * unit) return true;
+    if (!W->reached[g]) build_reach(W, g);
+    const uint64_t *sum = W->reach[i];
+    if (!sum) return true;
     int64_t lo = max64(least - load, 0), hi = most - load;
-    lo = (lo + unit - 1) / unit, hi = hi < 0 ? -1 : hi / unit;
-    hi = min64(hi, W->rest[i] / unit);
+    lo = (lo + unit - 1) / unit, hi = hi < 0 ? -1 : min64(hi / unit, W->rest[i] / unit);
+    W->C->T->work += hi >= lo ? (uint64_t)(hi - lo) / 64 : 0;
     for (int64_t u = lo; u <= hi; u++)
         if (sum[u / 64] >> (u % 64) & 1) return true;
     return false;
@@ -767,7 +801,6 @@ static int search(sweep *W)
                 bool take = (W->dec[i]++ == 0) != leave_first;
                 if (take ? !can_take(W, i) : !can_leave(W, i)) continue;
                 if (take) set_take(W, i, true), C->in[W->orig[i]] = 1;
-                T->work++;
                 moved = last ? group_done(W, g) : reach_ok(W, i);
                 if (!moved && take) set_take(W, i, false), C->in[W->orig[i]] = 0;
             }
@@ -820,6 +853,9 @@ static bool build(sweep *W, cutter *C, sba_arena *ar, uint32_t k, int side, uint
     W->gbase = sba_arena_array(ar, m + 1, sizeof *W->gbase);
     W->gsplits = sba_arena_array(ar, m + 1, sizeof *W->gsplits);
     W->whole = sba_arena_array(ar, m + 1, sizeof *W->whole);
+    W->reach = sba_arena_array(ar, m + 1, sizeof *W->reach);
+    W->reached = sba_arena_array(ar, m + 1, sizeof *W->reached);
+    W->ar = ar;
     for (W->dead.cap = 1024; W->dead.cap < DEAD_SLOTS && W->dead.cap < 64 * m;) W->dead.cap *= 2;
     W->dead.slot = sba_arena_array(ar, W->dead.cap, sizeof *W->dead.slot);
     uint32_t *fill = sba_arena_array(ar, span + 1, sizeof *fill);
@@ -851,31 +887,6 @@ static bool build(sweep *W, cutter *C, sba_arena *ar, uint32_t k, int side, uint
         W->gend[W->G - 1] = i + 1;
     }
     for (uint32_t i = m; i-- > 0;) W->rest[i] = i + 1 < W->gend[W->group[i]] ? W->rest[i + 1] + W->it[i + 1].w : 0;
-    /* the subset sums after each item, per group, where they are few */
-    W->reach = sba_arena_array(ar, m + 1, sizeof *W->reach);
-    if (!W->reach) return false;
-    const int64_t unit = C->T->p->align;
-    for (uint32_t g = 0; g < W->G; g++) {
-        uint32_t a = W->gstart[g], b = W->gend[g];
-        int64_t units = (W->rest[a] + W->it[a].w) / unit;
-        if (b - a < 2 || units > REACH_UNITS) continue;
-        uint32_t words = (uint32_t)(units / 64 + 1);
-        uint64_t *sums = sba_arena_array(ar, (size_t)(b - a) * words, sizeof *sums);
-        if (!sums) return false;
-        for (uint32_t i = b; i-- > a;) {
-            uint64_t *s = sums + (size_t)(i - a) * words;
-            W->reach[i] = s;
-            if (i + 1 == b) {
-                s[0] = 1;
-                continue;
-            }
-            memcpy(s, s + words, words * sizeof *s);
-            const st_item *x = &W->it[i + 1];
-            bool may = (!C->lowM || has_option_in(&C->T->p->nodes[x->id], C->lowM)) && !(C->excl && C->excl[idx[i + 1]]);
-            if (may) add_sum(s, words, (uint32_t)(x->w / unit)); /* as can_take allows */
-        }
-        C->T->work += (uint64_t)(b - a) * words;
-    }
     sba_rng zr = {C->T->p->seed ^ ((uint64_t)k << 32) ^ (uint64_t)side};
     W->salt = sba_rng_next(&zr);
     for (uint32_t i = 0; i < m; i++) W->eoff[W->it[i].s1 + 1]++, W->z[i] = sba_rng_next(&zr);
