@@ -414,14 +414,31 @@ static void target(sweep *W, uint32_t g, int64_t last, int64_t room_before)
     W->t[g] = W->C->holes && slack_at(W, group_section(W, g)) == room_before ? last : INT64_MIN;
 }
 
-static bool can_take(const sweep *W, uint32_t i)
+/* Whether item i may be in the set at all: an option in the taken half,
+ * not in the first half's set. */
+static bool may_take(const sweep *W, uint32_t i)
 {
     const cutter *C = W->C;
     if (C->lowM && !has_option_in(&C->T->p->nodes[W->it[i].id], C->lowM)) return false;
-    if (C->excl && C->excl[W->orig[i]]) return false;
+    return !(C->excl && C->excl[W->orig[i]]);
+}
+
+/* The most load group g may leave, and the least. */
+static int64_t group_most(const sweep *W, uint32_t g)
+{
+    return W->t[g] == INT64_MIN ? W->amax[g] : min64(W->amax[g], W->t[g]);
+}
+
+static int64_t group_least(const sweep *W, uint32_t g)
+{
+    int64_t least = W->amin[g] - slack_at(W, group_section(W, g));
+    return W->t[g] != INT64_MIN ? max64(least, W->t[g]) : least;
+}
+
+static bool can_take(const sweep *W, uint32_t i)
+{
     uint32_t g = W->group[i];
-    int64_t most = W->t[g] == INT64_MIN ? W->amax[g] : min64(W->amax[g], W->t[g]);
-    return W->cur[g] + W->part[g] + W->it[i].w <= most;
+    return may_take(W, i) && W->cur[g] + W->part[g] + W->it[i].w <= group_most(W, g);
 }
 
 static bool can_leave(const sweep *W, uint32_t i)
@@ -429,15 +446,13 @@ static bool can_leave(const sweep *W, uint32_t i)
     const cutter *C = W->C;
     if (C->highM && !has_option_in(&C->T->p->nodes[W->it[i].id], C->highM)) return false;
     uint32_t g = W->group[i];
-    int64_t least = W->amin[g] - slack_at(W, group_section(W, g));
-    if (W->t[g] != INT64_MIN) least = max64(least, W->t[g]);
-    return W->cur[g] + W->part[g] + W->rest[i] >= least;
+    return W->cur[g] + W->part[g] + W->rest[i] >= group_least(W, g);
 }
 
 static void add_sum(uint64_t *sum, uint32_t words, uint32_t units);
 
-/* The subset sums of group g's items after each of its items (those
- * can_take allows), where the group's total is at most REACH_UNITS units. */
+/* The subset sums of group g's items after each of its items (those that
+ * may be taken), where the group's total is at most REACH_UNITS units. */
 static void build_reach(sweep *W, uint32_t g)
 {
     const cutter *C = W->C;
@@ -457,9 +472,7 @@ static void build_reach(sweep *W, uint32_t g)
             continue;
         }
         memcpy(sum, sum + words, words * sizeof *sum);
-        const st_item *x = &W->it[i + 1];
-        if ((!C->lowM || has_option_in(&C->T->p->nodes[x->id], C->lowM)) && !(C->excl && C->excl[W->orig[i + 1]]))
-            add_sum(sum, words, (uint32_t)(x->w / unit));
+        if (may_take(W, i + 1)) add_sum(sum, words, (uint32_t)(W->it[i + 1].w / unit));
     }
     C->T->work += (uint64_t)(b - a) * words;
 }
@@ -472,9 +485,7 @@ static bool reach_ok(sweep *W, uint32_t i)
 {
     const uint32_t g = W->group[i];
     const int64_t unit = W->C->T->p->align, load = W->cur[g] + W->part[g];
-    int64_t most = W->t[g] == INT64_MIN ? W->amax[g] : min64(W->amax[g], W->t[g]);
-    int64_t least = W->amin[g] - slack_at(W, group_section(W, g));
-    if (W->t[g] != INT64_MIN) least = max64(least, W->t[g]);
+    const int64_t most = group_most(W, g), least = group_least(W, g);
     if (most - least > REACH_WINDOW * unit) return true;
     if (!W->reached[g]) build_reach(W, g);
     const uint64_t *sum = W->reach[i];
