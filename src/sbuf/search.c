@@ -1930,8 +1930,9 @@ sba_status sb_search_repair(sb_ctx *c, bool *packed)
  * Where the search of a part ran out, select's placement of it stands, with
  * many nodes unplaced: too many for one repair. They are put in one at a
  * time, largest area (bytes × partitions × live range) first, each by a
- * repair of its own windows: the placed nodes around it move, everything
- * else holds, the other unplaced nodes wait. Rounds repeat while one puts
+ * repair of its own windows (in 1-D its box windows first, see below):
+ * the placed nodes around it move, everything else holds, the other
+ * unplaced nodes wait. Rounds repeat while one puts
  * something in, as every node put in changes the windows of the others. A
  * large-neighbourhood search that only ever adds: every node it places is
  * one less to spill. (Taking a smaller neighbour out to put a larger node in
@@ -1950,13 +1951,145 @@ static int cmp_insert(const void *a, const void *b)
     return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/* Box windows (1-D). A time window holds every node live around the
+ * unplaced one, the whole height of the SBUF: dozens of nodes, too many
+ * for the search to finish on its share, so on the 1-D functions with
+ * holes most insertions ran out. A box window holds a few: the unplaced
+ * node u taken at an address a, the placed nodes live beside it whose
+ * bytes meet [a - h, a + size + h), and (ring 1) the placed nodes live
+ * beside those that meet it too; every other node holds. It makes room for
+ * u at a where few nodes must move, or shows at once that they cannot. The
+ * addresses tried are where u's bottom or top meets a neighbour's, the
+ * cheapest first (the bytes × live range of the nodes in the way; a
+ * precoloured one rules the address out); the shapes, narrowest first:
+ * (ring 0, h 0), (ring 1, h = size), (ring 1, h = 3 × size). A window of
+ * the same nodes as one searched before is skipped. Each window's search
+ * gets a quarter of the node's share over BOX_SHARE; the time windows
+ * follow on what is left. In 2-D a box frees the nodes of every band
+ * around the address: on 4 failing functions it spilled 7–21 more, so
+ * there only the time windows run. */
+enum { BOX_ADDRS = 6, BOX_SHAPES = 3, BOX_SHARE = 4 };
+
+typedef struct box_cand {
+    int64_t at;
+    uint64_t cost;
+} box_cand;
+
+static int cmp_box(const void *a, const void *b)
+{
+    const box_cand *x = a, *y = b;
+    if (x->cost != y->cost) return x->cost < y->cost ? -1 : 1;
+    return x->at < y->at ? -1 : x->at > y->at;
+}
+
+static bool bytes_meet(const sb_node *nd, int64_t lo, int64_t hi) { return nd->addr < hi && lo < nd->addr + nd->bytes; }
+
+/* The cost of taking u at `at` (UINT64_MAX: a precoloured node is there). */
+static uint64_t box_cost(const sb_ctx *c, const sb_node *u, int64_t at)
+{
+    uint64_t cost = 0;
+    for (uint32_t k = 0; k < u->degree; k++) {
+        const sb_node *v = &c->info[c->info[u->adj[k]].rep];
+        if (!(v->placed || v->precoloured) || !bytes_meet(v, at, at + u->bytes)) continue;
+        if (v->precoloured) return UINT64_MAX;
+        cost += (uint64_t)v->bytes * (uint64_t)(v->end - v->start + 1);
+    }
+    return cost;
+}
+
+/* Up to BOX_ADDRS addresses for u, cheapest first, into out; their count. */
+static uint32_t box_addrs(const sb_ctx *c, uint32_t u, box_cand *cand, box_cand *out)
+{
+    const sb_node *nu = &c->info[u];
+    const int64_t align = c->t->sbuf_align, top = c->t->sbuf_bytes / align * align - nu->bytes;
+    uint32_t nc = 0;
+    if (top < 0) return 0;
+    cand[nc++] = (box_cand){0, 0}, cand[nc++] = (box_cand){top, 0};
+    for (uint32_t k = 0; k < nu->degree; k++) {
+        const sb_node *v = &c->info[c->info[nu->adj[k]].rep];
+        if (!(v->placed || v->precoloured)) continue;
+        const int64_t at[4] = {v->addr, v->addr + v->bytes, v->addr + v->bytes - nu->bytes, v->addr - nu->bytes};
+        for (uint32_t y = 0; y < 4; y++)
+            if (at[y] >= 0 && at[y] <= top && at[y] % align == 0) cand[nc++] = (box_cand){at[y], 0};
+    }
+    for (uint32_t x = 0; x < nc; x++) cand[x].cost = box_cost(c, nu, cand[x].at);
+    qsort(cand, nc, sizeof *cand, cmp_box);
+    uint32_t m = 0;
+    for (uint32_t x = 0; x < nc && m < BOX_ADDRS && cand[x].cost != UINT64_MAX; x++)
+        if (!m || cand[x].at != out[m - 1].at) out[m++] = cand[x];
+    return m;
+}
+
+/* Marks with role 1 the box window of u at [lo, hi) (ring 0 or 1); its
+ * size, or UINT32_MAX when it is too large (as a time window's bound). */
+static uint32_t box_window(sb_ctx *c, uint8_t *role, uint32_t u, int64_t lo, int64_t hi, uint32_t ring)
+{
+    memset(role, 0, c->n);
+    role[u] = 1;
+    uint32_t nw = 1;
+    for (uint32_t k = 0; k < c->info[u].degree; k++) {
+        uint32_t j = c->info[c->info[u].adj[k]].rep;
+        const sb_node *v = &c->info[j];
+        if (!role[j] && v->placed && !v->precoloured && bytes_meet(v, lo, hi)) role[j] = 1, nw++;
+    }
+    if (ring)
+        for (uint32_t k = 0; k < c->info[u].degree; k++) {
+            uint32_t j = c->info[c->info[u].adj[k]].rep;
+            if (role[j] != 1) continue;
+            for (uint32_t l = 0; l < c->info[j].degree; l++) {
+                uint32_t w = c->info[c->info[j].adj[l]].rep;
+                const sb_node *v = &c->info[w];
+                if (!role[w] && v->placed && !v->precoloured && bytes_meet(v, lo, hi)) role[w] = 3, nw++;
+            }
+        }
+    for (uint32_t i = 0; i < c->n; i++)
+        if (role[i] == 3) role[i] = 1;
+    return nw <= REPAIR_MAX_WINDOW ? nw : UINT32_MAX;
+}
+
+/* Puts u in by its box windows, each search on `share`: the outcome. */
+static int box_windows(sb_ctx *c, uint32_t u, uint32_t *ids, uint8_t *role, box_cand *cand, uint64_t share)
+{
+    static const struct {
+        uint32_t ring, widen;
+    } shapes[BOX_SHAPES] = {{0, 0}, {1, 1}, {1, 3}};
+    box_cand best[BOX_ADDRS];
+    const uint32_t na = box_addrs(c, u, cand, best);
+    const int64_t s = c->info[u].bytes;
+    int r = OUTCOME_BUDGET;
+    uint64_t seen[BOX_SHAPES * BOX_ADDRS];
+    uint32_t nseen = 0;
+    for (uint32_t y = 0; y < BOX_SHAPES && r == OUTCOME_BUDGET; y++)
+        for (uint32_t x = 0; x < na && r == OUTCOME_BUDGET && share > 0; x++) {
+            const int64_t h = s * shapes[y].widen;
+            if (box_window(c, role, u, best[x].at - h, best[x].at + s + h, shapes[y].ring) == UINT32_MAX) continue;
+            /* the same nodes from another address: searched already */
+            uint64_t key = 0;
+            for (uint32_t i = 0; i < c->n; i++)
+                if (role[i] == 1) key += sba_mix64(i + 1);
+            bool again = false;
+            for (uint32_t z = 0; z < nseen && !again; z++) again = seen[z] == key;
+            if (again) continue;
+            seen[nseen++] = key;
+            r = search_window(c, ids, role, share);
+        }
+    return r;
+}
+
 sba_status sb_search_insert(sb_ctx *c, bool *packed)
 {
     *packed = false;
     insert_key *keys = sba_arena_array(&c->ar, (size_t)c->n + 1, sizeof *keys);
     uint32_t *ids = sba_arena_array(&c->ar, (size_t)c->n + 1, sizeof *ids);
     uint8_t *role = sba_arena_array(&c->ar, (size_t)c->n + 1, sizeof *role);
-    if (!keys || !ids || !role) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory");
+    box_cand *cand = sba_arena_array(&c->ar, 4 * (size_t)c->n + 2, sizeof *cand); /* box_addrs */
+    if (!keys || !ids || !role || !cand) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory");
+    /* 1-D: every rectangle reaches quarter 0, so any two share partitions */
+    bool one_band = true;
+    for (uint32_t i = 0; i < c->n && one_band; i++) {
+        const sb_node *nd = &c->info[i];
+        if (nd->rep == i) one_band = nd->precoloured ? quarters_at(nd->base, nd->partitions) & 1u : nd->partitions > 64;
+    }
     uint32_t nf = 0;
     for (uint32_t i = 0; i < c->n; i++) {
         const sb_node *nd = &c->info[i];
@@ -1976,7 +2109,8 @@ sba_status sb_search_insert(sb_ctx *c, bool *packed)
         for (uint32_t x = 0; x < left; x++) {
             uint32_t nw = 0, tried = 0;
             uint64_t share = c->search_left / (left - x) / (REPAIR_WINDOWS * 3);
-            r = r < 0 ? r : repair_windows(c, keys[x].id, ids, role, share, &tried, &nw);
+            if (r >= 0) r = one_band ? box_windows(c, keys[x].id, ids, role, cand, share / BOX_SHARE) : OUTCOME_BUDGET;
+            if (r >= 0 && r != OUTCOME_PACKED) r = repair_windows(c, keys[x].id, ids, role, share, &tried, &nw);
             if (r != OUTCOME_PACKED) keys[keep++] = keys[x]; /* keeps the order */
         }
         left = keep;
