@@ -1157,6 +1157,13 @@ static uint8_t quarters_at(int32_t base, int64_t partitions)
     return (uint8_t)sb_quarter_mask(base, partitions);
 }
 
+/* Whether the node's rectangle holds quarter 0 wherever it goes: where
+ * every one does, any two share partitions and one band is exact (1-D). */
+static bool in_quarter0(const sb_node *nd)
+{
+    return nd->precoloured ? quarters_at(nd->base, nd->partitions) & 1u : nd->partitions > 64;
+}
+
 /* The candidate orders of the portfolio, each a key compared largest first:
  * area; earlier start; later end (each then longer); and MiniMalloc's three
  * (W sections spanned, A area in bytes × time, T the heaviest section's
@@ -1264,10 +1271,7 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
         const sb_node *nd = &c->info[ids[x]];
         pts[np++] = nd->start;
         pts[np++] = (uint64_t)nd->end + 1;
-        /* one band is exact when every rectangle includes quarter 0: then
-         * any two share partitions */
-        if (nd->precoloured ? !(quarters_at(nd->base, nd->partitions) & 1u) : nd->partitions <= 64)
-            all_full = false;
+        if (!in_quarter0(nd)) all_full = false;
     }
     qsort(pts, np, sizeof *pts, cmp_u64);
     uint32_t u = 0;
@@ -1964,8 +1968,8 @@ static int cmp_insert(const void *a, const void *b)
  * precoloured one rules the address out); the shapes, narrowest first:
  * (ring 0, h 0), (ring 1, h = size), (ring 1, h = 3 × size). A window of
  * the same nodes as one searched before is skipped. Each window's search
- * gets a quarter of the node's share over BOX_SHARE; the time windows
- * follow on what is left. In 2-D a box frees the nodes of every band
+ * gets a BOX_SHARE-th of a time window's share; the time windows follow on
+ * what is left. In 2-D a box frees the nodes of every band
  * around the address: on 4 failing functions it spilled 7–21 more, so
  * there only the time windows run. */
 enum { BOX_ADDRS = 6, BOX_SHAPES = 3, BOX_SHARE = 4 };
@@ -2084,12 +2088,9 @@ sba_status sb_search_insert(sb_ctx *c, bool *packed)
     uint8_t *role = sba_arena_array(&c->ar, (size_t)c->n + 1, sizeof *role);
     box_cand *cand = sba_arena_array(&c->ar, 4 * (size_t)c->n + 2, sizeof *cand); /* box_addrs */
     if (!keys || !ids || !role || !cand) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory");
-    /* 1-D: every rectangle reaches quarter 0, so any two share partitions */
     bool one_band = true;
-    for (uint32_t i = 0; i < c->n && one_band; i++) {
-        const sb_node *nd = &c->info[i];
-        if (nd->rep == i) one_band = nd->precoloured ? quarters_at(nd->base, nd->partitions) & 1u : nd->partitions > 64;
-    }
+    for (uint32_t i = 0; i < c->n && one_band; i++)
+        if (c->info[i].rep == i) one_band = in_quarter0(&c->info[i]);
     uint32_t nf = 0;
     for (uint32_t i = 0; i < c->n; i++) {
         const sb_node *nd = &c->info[i];
