@@ -1219,16 +1219,22 @@ static int solve(strips *T, st_item *it, uint32_t m, int64_t cap, int64_t base, 
  * the drop end (the fewest: a hole left by a missing node ends whole), and
  * where none sums to it the largest that holds the drop ends and what is
  * left of it starts again. The room alone does not tell which holes start
- * or end together, so further tries draw these choices from a seeded
- * stream (a growth may also end an open node and start a larger one);
- * a wrong padding most often fails at once. */
+ * or end together. So the first try reads such a drop as two holes that
+ * started together, one of the drop's size ending now (the largest open
+ * one is split where it began), on a quarter of the padding's budget; the
+ * second reads it as above, on what is left, and further tries draw these
+ * choices from a seeded stream (a growth may also end an open node and
+ * start a larger one). A right padding packs at once; a wrong one most
+ * often fails at once, or spends the try's share. */
 enum { PAD_OPEN_MAX = 12, PAD_TRIES = 16, PAD_SHARE = 8 };
 
-/* The padding of try `t` (0: the rules, no draws) into nodes[p->n ..);
+/* The padding of try `t` (0: holes that started together, 1: the rules,
+ * neither with draws) into nodes[p->n ..);
  * the number of nodes, or 0 where the room cannot be read so. */
 static uint32_t pad_room(const sb_pack_problem *p, const int64_t *room, sb_pack_node *nodes, uint32_t t, uint64_t *work)
 {
     sba_rng rng = {p->seed ^ sba_mix64(t)};
+    const bool split = t == 0, draws = t > 1;
     uint32_t n = p->n, nopen = 0, start[PAD_OPEN_MAX];
     int64_t size[PAD_OPEN_MAX], open = 0;
     for (uint32_t k = 0; k <= p->K; k++) {
@@ -1244,7 +1250,7 @@ static uint32_t pad_room(const sb_pack_problem *p, const int64_t *room, sb_pack_
                 uint32_t c = (uint32_t)__builtin_popcount(set);
                 if (sum != drop || c > bestn) continue;
                 ties = c < bestn ? 1 : ties + 1;
-                if (c < bestn || (t && sba_rng_next(&rng) % ties == 0)) best = set, bestn = c;
+                if (c < bestn || (draws && sba_rng_next(&rng) % ties == 0)) best = set, bestn = c;
             }
             *work += 1u << nopen;
             /* none: the largest that holds the drop (or one drawn) ends */
@@ -1252,7 +1258,13 @@ static uint32_t pad_room(const sb_pack_problem *p, const int64_t *room, sb_pack_
             for (uint32_t x = 0; !best && x < nopen; x++) {
                 if (size[x] <= drop) continue;
                 holds++;
-                if (big == PAD_OPEN_MAX || (t ? sba_rng_next(&rng) % holds == 0 : size[x] > size[big])) big = x;
+                if (big == PAD_OPEN_MAX || (draws ? sba_rng_next(&rng) % holds == 0 : size[x] > size[big])) big = x;
+            }
+            if (!best && big < PAD_OPEN_MAX && split) {
+                /* two holes that started together: the drop's ends now */
+                nodes[n++] = (sb_pack_node){.s0 = start[big], .s1 = k - 1, .size = drop, .nopt = 1, .qmask = {1}};
+                size[big] -= drop, open -= drop;
+                continue;
             }
             if (!best) best = big < PAD_OPEN_MAX ? 1u << big : (1u << nopen) - 1;
             uint32_t keep = 0;
@@ -1269,7 +1281,7 @@ static uint32_t pad_room(const sb_pack_problem *p, const int64_t *room, sb_pack_
         if (open < room[k]) {
             /* a growth: a new node, or (drawn) an open one ends and a
              * larger one starts */
-            if (t && nopen && sba_rng_next(&rng) % 4 == 0) {
+            if (draws && nopen && sba_rng_next(&rng) % 4 == 0) {
                 uint32_t x = (uint32_t)(sba_rng_next(&rng) % nopen);
                 nodes[n++] = (sb_pack_node){.s0 = start[x], .s1 = k - 1, .size = size[x], .nopt = 1, .qmask = {1}};
                 open -= size[x];
@@ -1319,19 +1331,21 @@ static int pack_padded(const sb_pack_problem *p, const sba_allocator *a, uint64_
         sb_pack_problem padded = *p;
         padded.n = n, padded.nodes = nodes, padded.off = off, padded.opt = opt, padded.slack = NULL;
         uint64_t w = 0, v = 0;
+        const uint64_t until = t == 0 ? *work + left_of(budget, *work) / 4 : budget; /* this try's */
         if (p->Q == 1) {
             /* a 1-D tiling: its orders by PQ-trees first, on a quarter of
              * what is left (refill.c), where no guillotine cut is needed */
             sba_arena ar;
             sba_arena_init(&ar, a);
-            r = sb_refill_pack(&padded, &ar, left_of(budget, *work) / 4, &w, &v);
+            r = sb_refill_pack(&padded, &ar, left_of(until, *work) / 4, &w, &v);
             sba_arena_free(&ar);
             *work += w, *visited += v;
             if (r == SB_PACK_NOMEM) break;
             w = v = 0;
         }
-        if (r != SB_PACK_PACKED) r = sb_strips_pack(&padded, a, left_of(budget, *work), &w, &v);
+        if (r != SB_PACK_PACKED) r = sb_strips_pack(&padded, a, left_of(until, *work), &w, &v);
         *work += w, *visited += v;
+        if (r == SB_PACK_BUDGET && until < budget) r = SB_PACK_NONE; /* the next try's turn */
     }
     if (r == SB_PACK_PACKED)
         for (uint32_t i = 0; i < p->n; i++) p->off[i] = off[i], p->opt[i] = opt[i];
