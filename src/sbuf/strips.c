@@ -1222,19 +1222,21 @@ static int solve(strips *T, st_item *it, uint32_t m, int64_t cap, int64_t base, 
  * or end together. So the first try reads such a drop as two holes that
  * started together, one of the drop's size ending now (the largest open
  * one is split where it began), on a quarter of the padding's budget; the
- * second reads it as above, on what is left, and further tries draw these
- * choices from a seeded stream (a growth may also end an open node and
- * start a larger one). A right padding packs at once; a wrong one most
- * often fails at once, or spends the try's share. */
+ * second the same with the open one that began last, on a sixth of what
+ * is left; the third reads it as above, on what is left, and further
+ * tries draw these choices from a seeded stream (a growth may also end an
+ * open node and start a larger one). A right padding packs at once; a
+ * wrong one most often fails at once, or spends the try's share. */
 enum { PAD_OPEN_MAX = 12, PAD_TRIES = 16, PAD_SHARE = 8 };
 
-/* The padding of try `t` (0: holes that started together, 1: the rules,
- * neither with draws) into nodes[p->n ..);
+/* The padding of try `t` (0, 1: holes that started together, the largest
+ * or the last begun split; 2: the rules; none with draws) into
+ * nodes[p->n ..);
  * the number of nodes, or 0 where the room cannot be read so. */
 static uint32_t pad_room(const sb_pack_problem *p, const int64_t *room, sb_pack_node *nodes, uint32_t t, uint64_t *work)
 {
     sba_rng rng = {p->seed ^ sba_mix64(t)};
-    const bool split = t == 0, draws = t > 1;
+    const bool split = t < 2, last = t == 1, draws = t > 2;
     uint32_t n = p->n, nopen = 0, start[PAD_OPEN_MAX];
     int64_t size[PAD_OPEN_MAX], open = 0;
     for (uint32_t k = 0; k <= p->K; k++) {
@@ -1258,7 +1260,10 @@ static uint32_t pad_room(const sb_pack_problem *p, const int64_t *room, sb_pack_
             for (uint32_t x = 0; !best && x < nopen; x++) {
                 if (size[x] <= drop) continue;
                 holds++;
-                if (big == PAD_OPEN_MAX || (draws ? sba_rng_next(&rng) % holds == 0 : size[x] > size[big])) big = x;
+                if (big == PAD_OPEN_MAX || (draws  ? sba_rng_next(&rng) % holds == 0
+                                            : last ? start[x] > start[big]
+                                                   : size[x] > size[big]))
+                    big = x;
             }
             if (!best && big < PAD_OPEN_MAX && split) {
                 /* two holes that started together: the drop's ends now */
@@ -1331,7 +1336,7 @@ static int pack_padded(const sb_pack_problem *p, const sba_allocator *a, uint64_
         sb_pack_problem padded = *p;
         padded.n = n, padded.nodes = nodes, padded.off = off, padded.opt = opt, padded.slack = NULL;
         uint64_t w = 0, v = 0;
-        const uint64_t until = t == 0 ? *work + left_of(budget, *work) / 4 : budget; /* this try's */
+        const uint64_t until = t < 2 ? *work + left_of(budget, *work) / (t == 0 ? 4 : 6) : budget; /* this try's */
         if (p->Q == 1) {
             /* a 1-D tiling: its orders by PQ-trees first, on a quarter of
              * what is left (refill.c), where no guillotine cut is needed */
