@@ -1308,8 +1308,9 @@ static int pack_padded(const sb_pack_problem *p, const sba_allocator *a, uint64_
     const int64_t cap = p->cap / p->align * p->align;
     const uint32_t K = p->K;
     int64_t *room = sba_malloc(a, (size_t)(K + 2) * sizeof *room);
-    /* a padding node starts only where the room grows, at most once per
-     * section: at most K of them */
+    /* a padding node is a hole that started where the room grew, or the
+     * part of one split off where it dropped; a section starts one hole or
+     * splits one (a split leaves no growth), so there are at most K */
     uint32_t most = p->n + K;
     sb_pack_node *nodes = sba_malloc(a, (size_t)most * sizeof *nodes);
     int64_t *off = sba_malloc(a, (size_t)most * sizeof *off);
