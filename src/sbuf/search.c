@@ -2155,7 +2155,11 @@ sba_status sb_search_follow(sb_ctx *c, const sb_guide *g, sb_follow search, uint
  * allocates only if they fit together. They are searched alone: every
  * other node is unplaced (select puts them back around them, and spills
  * what does not fit), and each part of theirs where one was left runs the
- * plan, each run on a quarter of what is left of RESCUE_BUDGET. They are
+ * plan, each run on a quarter of what is left of RESCUE_BUDGET, and a part
+ * with no slack the strips with wide bounds after the skyline by bands
+ * (the def copies of the tensors one instruction defines, all spilled,
+ * partition the quarters exactly: the strips' band cuts and subset sums
+ * take them apart, the other runs ran 56 such nodes out). They are
  * short, so their parts are small; the reloads of one instruction share
  * its point and are one section. The allowance is their own, not drawn
  * from the search budget: the iterations that make them come last, when
@@ -2198,12 +2202,18 @@ sba_status sb_search_unspillable(sb_ctx *c)
             bool flip = fixed_above_middle(c, part, n);
             uint64_t left = c->rescue_left < RESCUE_BUDGET ? c->rescue_left : RESCUE_BUDGET, given = left;
             r = OUTCOME_BUDGET;
+            int64_t slack = -1;
             for (uint32_t p = 0; p < PLAN_LEN && r == OUTCOME_BUDGET && left > 0; p++) {
-                int64_t slack;
                 if (PLAN[p].kind == KIND_STRIPS_WIDE) continue;
                 c->search_left = left;
                 r = search_part(c, part, n, PLAN[p], NULL, flip, p < last_complete() ? left / 4 : left, &slack);
                 left = c->search_left;
+                /* a part with no slack: the strips, with wide bounds */
+                if (PLAN[p].kind == KIND_SKYLINE_BANDS && r == OUTCOME_BUDGET && slack == 0 && left > 0) {
+                    sx_run run = {KIND_STRIPS_WIDE, ORDER_AREA, 0, STRIPS_WIDE};
+                    r = search_part(c, part, n, run, NULL, flip, left / 4, &slack);
+                    left = c->search_left;
+                }
             }
             c->rescue_left -= given - left;
             searched++;
