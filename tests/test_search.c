@@ -436,6 +436,23 @@ Test(search, the_padding_reads_holes_that_started_together)
     cr_assert(strstr(lines, "part of 300 nodes packed (run 1: skyline by bands") != NULL, "%s", lines);
 }
 
+/* After the forward readings and two draws, the room is read backward in
+ * time: holes that ended together are then holes that started together,
+ * which the split readings take apart. On a planted function at
+ * MiniMalloc's sizes (300 tensors, 5 % left out, seed 9) every forward
+ * reading fails, and 8 tensors spilled; read backward it packs in the
+ * first run. */
+Test(search, the_padding_reads_the_room_backward)
+{
+    sba_planted_options p = planted_opts(9, 300, "full", 100, 5);
+    p.capacity = 1048576;
+    p.min_size = 16384;
+    p.elongation = 4;
+    char lines[4096];
+    planted_packs(&p, 0, lines);
+    cr_assert(strstr(lines, "part of 300 nodes packed (run 1: skyline by bands") != NULL, "%s", lines);
+}
+
 /* The second reading splits the open hole that began last rather than the
  * largest. On a planted 1-D function with 5 % holes (1,000 tensors, seed
  * 1) it packs both parts in their first run; the largest split, then the

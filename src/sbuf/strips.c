@@ -1225,9 +1225,22 @@ static int solve(strips *T, st_item *it, uint32_t m, int64_t cap, int64_t base, 
  * second the same with the open one that began last, on a sixth of what
  * is left; the third reads it as above, on what is left, and further
  * tries draw these choices from a seeded stream (a growth may also end an
- * open node and start a larger one). A right padding packs at once; a
- * wrong one most often fails at once, or spends the try's share. */
-enum { PAD_OPEN_MAX = 12, PAD_TRIES = 16, PAD_SHARE = 8 };
+ * open node and start a larger one). After two draws the first three
+ * readings run again on the room read backward in time, from the last
+ * section: holes that end together are then holes that start together,
+ * which the split readings take apart where a later drop shows them
+ * (PAD_ORDER). A right padding packs at once; a wrong one most often
+ * fails at once, or spends the try's share. */
+enum { PAD_OPEN_MAX = 12, PAD_SHARE = 8 };
+
+/* The tries in order: the reading (pad_room's t) and whether the room is
+ * read backward in time. */
+static const struct pad_try {
+    uint8_t t;
+    bool backward;
+} PAD_ORDER[] = {{0, false}, {1, false}, {2, false}, {3, false}, {4, false}, {0, true},  {1, true},  {2, true},
+                 {5, false}, {6, false}, {7, false}, {8, false}, {9, false}, {10, false}, {11, false}, {12, false}};
+enum { PAD_TRIES = sizeof PAD_ORDER / sizeof PAD_ORDER[0] };
 
 /* The padding of try `t` (0, 1: holes that started together, the largest
  * or the last begun split; 2: the rules; none with draws) into
@@ -1308,6 +1321,7 @@ static int pack_padded(const sb_pack_problem *p, const sba_allocator *a, uint64_
     const int64_t cap = p->cap / p->align * p->align;
     const uint32_t K = p->K;
     int64_t *room = sba_malloc(a, (size_t)(K + 2) * sizeof *room);
+    int64_t *back = sba_malloc(a, (size_t)(K + 2) * sizeof *back); /* room, last section first */
     /* a padding node is a hole that started where the room grew, or the
      * part of one split off where it dropped; a section starts one hole or
      * splits one (a split leaves no growth), so there are at most K */
@@ -1316,7 +1330,7 @@ static int pack_padded(const sb_pack_problem *p, const sba_allocator *a, uint64_
     int64_t *off = sba_malloc(a, (size_t)most * sizeof *off);
     uint32_t *opt = sba_malloc(a, (size_t)most * sizeof *opt);
     int r = SB_PACK_NOMEM;
-    if (!room || !nodes || !off || !opt) goto done;
+    if (!room || !back || !nodes || !off || !opt) goto done;
     r = SB_PACK_NONE;
     memset(room, 0, (size_t)(K + 2) * sizeof *room);
     for (uint32_t i = 0; i < p->n; i++) room[p->nodes[i].s0] += p->nodes[i].size, room[p->nodes[i].s1 + 1] -= p->nodes[i].size;
@@ -1328,11 +1342,18 @@ static int pack_padded(const sb_pack_problem *p, const sba_allocator *a, uint64_
         total += room[k];
     }
     room[K] = 0;
+    for (uint32_t k = 0; k < K; k++) back[k] = room[K - 1 - k];
+    back[K] = 0;
     *work += p->n + K;
     if (!total || total > cap * (int64_t)K / SLACK_FRACTION) goto done;
     memcpy(nodes, p->nodes, (size_t)p->n * sizeof *nodes);
     for (uint32_t t = 0; t < PAD_TRIES && r == SB_PACK_NONE && *work < budget; t++) {
-        uint32_t n = pad_room(p, room, nodes, t, work);
+        const bool backward = PAD_ORDER[t].backward;
+        uint32_t n = pad_room(p, backward ? back : room, nodes, PAD_ORDER[t].t, work);
+        for (uint32_t i = p->n; backward && i < n; i++) { /* into forward time */
+            uint32_t s0 = nodes[i].s0;
+            nodes[i].s0 = K - 1 - nodes[i].s1, nodes[i].s1 = K - 1 - s0;
+        }
         if (!n) continue;
         sb_pack_problem padded = *p;
         padded.n = n, padded.nodes = nodes, padded.off = off, padded.opt = opt, padded.slack = NULL;
@@ -1357,6 +1378,7 @@ static int pack_padded(const sb_pack_problem *p, const sba_allocator *a, uint64_
         for (uint32_t i = 0; i < p->n; i++) p->off[i] = off[i], p->opt[i] = opt[i];
 done:
     sba_free(a, room);
+    sba_free(a, back);
     sba_free(a, nodes);
     sba_free(a, off);
     sba_free(a, opt);
