@@ -419,15 +419,12 @@ Test(search, the_strips_read_the_subset_sums_left_in_a_group)
     cr_assert(strstr(lines, "part of 673 nodes packed (run 1: skyline by bands") != NULL, "%s", lines);
 }
 
-/* A 1-D part with a little slack is padded into a tiling; the first
- * reading of its free room takes a drop that no open holes sum to for two
- * holes that started together. On a planted function at MiniMalloc's sizes
- * (300 tensors, 5 % left out, seed 2) that reading packs the part in the
- * first run; the other reading (one hole ended, another started) alone
- * spends the padding budget, and 5 tensors spill. */
-Test(search, the_padding_reads_holes_that_started_together)
+/* The planted function at MiniMalloc's sizes (300 tensors, 5 % left out,
+ * 1 MiB, pieces of at least 16 KiB, `--elongation 4`) of `seed` packs its
+ * one part in the first run. */
+static void minimalloc_sized_packs_at_once(uint64_t seed)
 {
-    sba_planted_options p = planted_opts(2, 300, "full", 100, 5);
+    sba_planted_options p = planted_opts(seed, 300, "full", 100, 5);
     p.capacity = 1048576;
     p.min_size = 16384;
     p.elongation = 4;
@@ -436,22 +433,21 @@ Test(search, the_padding_reads_holes_that_started_together)
     cr_assert(strstr(lines, "part of 300 nodes packed (run 1: skyline by bands") != NULL, "%s", lines);
 }
 
+/* A 1-D part with a little slack is padded into a tiling; the first
+ * reading of its free room takes a drop that no open holes sum to for two
+ * holes that started together. On a planted function at MiniMalloc's sizes
+ * (300 tensors, 5 % left out, seed 2) that reading packs the part in the
+ * first run; the other reading (one hole ended, another started) alone
+ * spends the padding budget, and 5 tensors spill. */
+Test(search, the_padding_reads_holes_that_started_together) { minimalloc_sized_packs_at_once(2); }
+
 /* After the forward readings and two draws, the room is read backward in
  * time: holes that ended together are then holes that started together,
  * which the split readings take apart. On a planted function at
  * MiniMalloc's sizes (300 tensors, 5 % left out, seed 9) every forward
  * reading fails, and 8 tensors spilled; read backward it packs in the
  * first run. */
-Test(search, the_padding_reads_the_room_backward)
-{
-    sba_planted_options p = planted_opts(9, 300, "full", 100, 5);
-    p.capacity = 1048576;
-    p.min_size = 16384;
-    p.elongation = 4;
-    char lines[4096];
-    planted_packs(&p, 0, lines);
-    cr_assert(strstr(lines, "part of 300 nodes packed (run 1: skyline by bands") != NULL, "%s", lines);
-}
+Test(search, the_padding_reads_the_room_backward) { minimalloc_sized_packs_at_once(9); }
 
 /* The second reading splits the open hole that began last rather than the
  * largest. On a planted 1-D function with 5 % holes (1,000 tensors, seed
@@ -463,6 +459,21 @@ Test(search, the_padding_splits_the_hole_begun_last)
     char lines[4096];
     planted_packs(&p, 0, lines);
     cr_assert(strstr(lines, "part of 743 nodes packed (run 1: skyline by bands") != NULL, "%s", lines);
+}
+
+/* The planted function of p, on `budget` units, allocates (spilling or
+ * not) and verifies; `log` gets the allocator's lines. */
+static void planted_allocates(const sba_planted_options *p, uint64_t budget, sba_log_fn log, void *ud)
+{
+    sba_error err;
+    bir_module *m = sba_gen_planted(p, false, NULL, &err);
+    cr_assert_not_null(m, "gen --planted: %s", err.message);
+    sba_alloc_options o = {.search_budget = budget, .log = log, .log_ud = ud};
+    sba_alloc_report r;
+    cr_assert_eq(sba_allocate_module(m, &o, &r, &err), SBA_OK, "allocate: %s", err.message);
+    sba_alloc_report_free(&r);
+    cr_assert_eq(sba_verify_module(m, NULL, &err), SBA_OK, "verify: %s", err.message);
+    bir_module_free(m);
 }
 
 /* Keeps the insertion's line (the first: the iterations after spill code
@@ -482,20 +493,12 @@ static void insertion_line(void *ud, const char *line)
 Test(search, the_insertion_makes_room_in_a_box_around_an_address)
 {
     sba_planted_options p = planted_opts(11, 1000, "full", 0, 5);
-    sba_error err;
-    bir_module *m = sba_gen_planted(&p, false, NULL, &err);
-    cr_assert_not_null(m, "gen --planted: %s", err.message);
     char line[256] = "";
-    sba_alloc_options o = {.search_budget = 1000000000, .log = insertion_line, .log_ud = line};
-    sba_alloc_report r;
-    cr_assert_eq(sba_allocate_module(m, &o, &r, &err), SBA_OK, "allocate: %s", err.message);
-    sba_alloc_report_free(&r);
-    cr_assert_eq(sba_verify_module(m, NULL, &err), SBA_OK, "verify: %s", err.message);
+    planted_allocates(&p, 1000000000, insertion_line, line);
     unsigned put = 0, of = 0;
     cr_assert_eq(sscanf(line, "search: insertion put %u of %u", &put, &of), 2, "no insertion: '%s'", line);
     cr_assert_eq(of, 42u, "%s", line);
     cr_assert_geq(put, 8u, "%s", line);
-    bir_module_free(m);
 }
 
 /* The sections a search keeps, on random live ranges: each range keeps at
@@ -718,20 +721,12 @@ static void rescue_lines(void *ud, const char *line)
 Test(search, the_nodes_spill_code_made_without_slack_go_to_the_strips)
 {
     sba_planted_options p = planted_opts(2, 1000, "q:3,h:1,f:1", 250, 0);
-    sba_error err;
-    bir_module *m = sba_gen_planted(&p, false, NULL, &err);
-    cr_assert_not_null(m, "gen --planted: %s", err.message);
     char lines[4096] = "";
-    sba_alloc_options o = {.search_budget = 5000000000ull, .log = rescue_lines, .log_ud = lines};
-    sba_alloc_report r;
-    cr_assert_eq(sba_allocate_module(m, &o, &r, &err), SBA_OK, "allocate: %s\n%s", err.message, lines);
-    sba_alloc_report_free(&r);
-    cr_assert_eq(sba_verify_module(m, NULL, &err), SBA_OK, "verify: %s", err.message);
+    planted_allocates(&p, 5000000000ull, rescue_lines, lines);
     cr_assert(strstr(lines, "search: the nodes spill code made") != NULL, "the rescue did not run:\n%s", lines);
     unsigned packed, of, proved;
     for (const char *at = lines; (at = strstr(at, "alone: ")) != NULL; at++) {
         cr_assert_eq(sscanf(at, "alone: %u of %u parts packed, %u", &packed, &of, &proved), 3, "%s", at);
         cr_assert_eq(packed, of, "%s", lines);
     }
-    bir_module_free(m);
 }
