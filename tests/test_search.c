@@ -419,18 +419,19 @@ Test(search, the_strips_read_the_subset_sums_left_in_a_group)
     cr_assert(strstr(lines, "part of 673 nodes packed (run 1: skyline by bands") != NULL, "%s", lines);
 }
 
-/* The planted function at MiniMalloc's sizes (300 tensors, 5 % left out,
- * 1 MiB, pieces of at least 16 KiB, `--elongation 4`) of `seed` packs its
- * one part in the first run. */
-static void minimalloc_sized_packs_at_once(uint64_t seed)
+/* The planted function at MiniMalloc's sizes (`tensors` over a third as
+ * many steps, 5 % left out, 1 MiB, pieces of at least 16 KiB,
+ * `--elongation 4`) of `seed` packs its one part in the first run. */
+static void minimalloc_sized_packs_at_once(uint64_t seed, uint32_t tensors)
 {
-    sba_planted_options p = planted_opts(seed, 300, "full", 100, 5);
+    sba_planted_options p = planted_opts(seed, tensors, "full", tensors / 3, 5);
     p.capacity = 1048576;
     p.min_size = 16384;
     p.elongation = 4;
-    char lines[4096];
+    char lines[4096], packed[64];
     planted_packs(&p, 0, lines);
-    cr_assert(strstr(lines, "part of 300 nodes packed (run 1: skyline by bands") != NULL, "%s", lines);
+    snprintf(packed, sizeof packed, "part of %u nodes packed (run 1: skyline by bands", tensors);
+    cr_assert(strstr(lines, packed) != NULL, "%s", lines);
 }
 
 /* A 1-D part with a little slack is padded into a tiling; the first
@@ -439,7 +440,7 @@ static void minimalloc_sized_packs_at_once(uint64_t seed)
  * (300 tensors, 5 % left out, seed 2) that reading packs the part in the
  * first run; the other reading (one hole ended, another started) alone
  * spends the padding budget, and 5 tensors spill. */
-Test(search, the_padding_reads_holes_that_started_together) { minimalloc_sized_packs_at_once(2); }
+Test(search, the_padding_reads_holes_that_started_together) { minimalloc_sized_packs_at_once(2, 300); }
 
 /* After the forward readings and two draws, the room is read backward in
  * time: holes that ended together are then holes that started together,
@@ -447,7 +448,15 @@ Test(search, the_padding_reads_holes_that_started_together) { minimalloc_sized_p
  * MiniMalloc's sizes (300 tensors, 5 % left out, seed 9) every forward
  * reading fails, and 8 tensors spilled; read backward it packs in the
  * first run. */
-Test(search, the_padding_reads_the_room_backward) { minimalloc_sized_packs_at_once(9); }
+Test(search, the_padding_reads_the_room_backward) { minimalloc_sized_packs_at_once(9, 300); }
+
+/* No padding node is smaller than the part's smallest node, as no hole
+ * is: a split that would leave a smaller part is not read, and a growth
+ * smaller than any node is an open hole ending where a larger one starts
+ * (apart in address). On a planted function at MiniMalloc's sizes (450
+ * tensors, seed 8) it then packs in the first run; before, every reading
+ * failed and 11 tensors spilled. */
+Test(search, the_padding_makes_no_node_smaller_than_the_smallest) { minimalloc_sized_packs_at_once(8, 450); }
 
 /* The second reading splits the open hole that began last rather than the
  * largest. On a planted 1-D function with 5 % holes (1,000 tensors, seed

@@ -1225,7 +1225,10 @@ static int solve(strips *T, st_item *it, uint32_t m, int64_t cap, int64_t base, 
  * second the same with the open one that began last, on a sixth of what
  * is left; the third reads it as above, on what is left, and further
  * tries draw these choices from a seeded stream (a growth may also end an
- * open node and start a larger one). After two draws the first three
+ * open node and start a larger one). No reading makes a node smaller than
+ * the part's smallest, as no hole is: a drop is split only where both
+ * parts are at least as large, and a smaller growth is an open hole ending
+ * where a larger one starts. After two draws the first three
  * readings run again on the room read backward in time, from the last
  * section: holes that end together are then holes that start together,
  * which the split readings take apart where a later drop shows them
@@ -1251,7 +1254,8 @@ static uint32_t pad_room(const sb_pack_problem *p, const int64_t *room, sb_pack_
     sba_rng rng = {p->seed ^ sba_mix64(t)};
     const bool split = t < 2, last = t == 1, draws = t > 2;
     uint32_t n = p->n, nopen = 0, start[PAD_OPEN_MAX];
-    int64_t size[PAD_OPEN_MAX], open = 0;
+    int64_t size[PAD_OPEN_MAX], open = 0, least = INT64_MAX;
+    for (uint32_t i = 0; i < p->n; i++) least = p->nodes[i].size < least ? p->nodes[i].size : least;
     for (uint32_t k = 0; k <= p->K; k++) {
         if (open > room[k]) {
             int64_t drop = open - room[k];
@@ -1278,7 +1282,7 @@ static uint32_t pad_room(const sb_pack_problem *p, const int64_t *room, sb_pack_
                                                    : size[x] > size[big]))
                     big = x;
             }
-            if (!best && big < PAD_OPEN_MAX && split) {
+            if (!best && big < PAD_OPEN_MAX && split && drop >= least && size[big] - drop >= least) {
                 /* two holes that started together: the drop's ends now */
                 nodes[n++] = (sb_pack_node){.s0 = start[big], .s1 = k - 1, .size = drop, .nopt = 1, .qmask = {1}};
                 size[big] -= drop, open -= drop;
@@ -1301,6 +1305,16 @@ static uint32_t pad_room(const sb_pack_problem *p, const int64_t *room, sb_pack_
              * larger one starts */
             if (draws && nopen && sba_rng_next(&rng) % 4 == 0) {
                 uint32_t x = (uint32_t)(sba_rng_next(&rng) % nopen);
+                nodes[n++] = (sb_pack_node){.s0 = start[x], .s1 = k - 1, .size = size[x], .nopt = 1, .qmask = {1}};
+                open -= size[x];
+                start[x] = start[nopen - 1], size[x] = size[nopen - 1], nopen--;
+            } else if (nopen && room[k] - open < least) {
+                /* a growth smaller than any node is no hole of its own: the
+                 * largest open one (the last begun) ends, and one as large
+                 * as it and the growth starts */
+                uint32_t x = 0;
+                for (uint32_t y = 1; y < nopen; y++)
+                    if (last ? start[y] > start[x] : size[y] > size[x]) x = y;
                 nodes[n++] = (sb_pack_node){.s0 = start[x], .s1 = k - 1, .size = size[x], .nopt = 1, .qmask = {1}};
                 open -= size[x];
                 start[x] = start[nopen - 1], size[x] = size[nopen - 1], nopen--;
