@@ -458,6 +458,20 @@ Test(search, the_padding_reads_the_room_backward) { minimalloc_sized_packs_at_on
  * failed and 11 tensors spilled. */
 Test(search, the_padding_makes_no_node_smaller_than_the_smallest) { minimalloc_sized_packs_at_once(8, 450); }
 
+/* The rules' reading has half of what is left, and each later reading at
+ * most a sixteenth of the padding's budget: a wrong padding most often
+ * spends its whole share, so the later readings ran only where the third
+ * failed at once. On a planted function with 5 % holes (300 tensors,
+ * seed 24) the second reading backward packs the part in the first run;
+ * before, the third reading spent what was left, and 2 tensors spilled. */
+Test(search, the_later_paddings_each_get_a_share)
+{
+    sba_planted_options p = planted_opts(24, 300, "full", 0, 5);
+    char lines[4096];
+    planted_packs(&p, 0, lines);
+    cr_assert(strstr(lines, "part of 300 nodes packed (run 1: skyline by bands") != NULL, "%s", lines);
+}
+
 /* The second reading splits the open hole that began last rather than the
  * largest. On a planted 1-D function with 5 % holes (1,000 tensors, seed
  * 1) it packs both parts in their first run; the largest split, then the

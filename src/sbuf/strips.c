@@ -1223,7 +1223,7 @@ static int solve(strips *T, st_item *it, uint32_t m, int64_t cap, int64_t base, 
  * started together, one of the drop's size ending now (the largest open
  * one is split where it began), on a quarter of the padding's budget; the
  * second the same with the open one that began last, on a sixth of what
- * is left; the third reads it as above, on what is left, and further
+ * is left; the third reads it as above, on half of what is left, and further
  * tries draw these choices from a seeded stream (a growth may also end an
  * open node and start a larger one). No reading makes a node smaller than
  * the part's smallest, as no hole is: a drop is split only where both
@@ -1233,8 +1233,10 @@ static int solve(strips *T, st_item *it, uint32_t m, int64_t cap, int64_t base, 
  * section: holes that end together are then holes that start together,
  * which the split readings take apart where a later drop shows them
  * (PAD_ORDER). A right padding packs at once; a wrong one most often
- * fails at once, or spends the try's share. */
-enum { PAD_OPEN_MAX = 12, PAD_SHARE = 8 };
+ * fails at once, or spends the try's share, so each try after the third
+ * has at most a sixteenth of the padding's budget (the last what is
+ * left). */
+enum { PAD_OPEN_MAX = 12, PAD_SHARE = 8, PAD_LATE_SHARE = 16 };
 
 /* The tries in order: the reading (pad_room's t) and whether the room is
  * read backward in time. */
@@ -1361,6 +1363,7 @@ static int pack_padded(const sb_pack_problem *p, const sba_allocator *a, uint64_
     *work += p->n + K;
     if (!total || total > cap * (int64_t)K / SLACK_FRACTION) goto done;
     memcpy(nodes, p->nodes, (size_t)p->n * sizeof *nodes);
+    const uint64_t whole = left_of(budget, *work);
     for (uint32_t t = 0; t < PAD_TRIES && r == SB_PACK_NONE && *work < budget; t++) {
         const bool backward = PAD_ORDER[t].backward;
         uint32_t n = pad_room(p, backward ? back : room, nodes, PAD_ORDER[t].t, work);
@@ -1372,7 +1375,11 @@ static int pack_padded(const sb_pack_problem *p, const sba_allocator *a, uint64_
         sb_pack_problem padded = *p;
         padded.n = n, padded.nodes = nodes, padded.off = off, padded.opt = opt, padded.slack = NULL;
         uint64_t w = 0, v = 0;
-        const uint64_t until = t < 2 ? *work + left_of(budget, *work) / (t == 0 ? 4 : 6) : budget; /* this try's */
+        /* this try's share: of what is left a quarter, a sixth, a half;
+         * then each at most a sixteenth of the whole, the last the rest */
+        static const uint64_t div[3] = {4, 6, 2};
+        uint64_t until = t < 3 ? *work + left_of(budget, *work) / div[t] : budget;
+        if (t >= 3 && t + 1 < PAD_TRIES && *work + whole / PAD_LATE_SHARE < budget) until = *work + whole / PAD_LATE_SHARE;
         if (p->Q == 1) {
             /* a 1-D tiling: its orders by PQ-trees first, on a quarter of
              * what is left (refill.c), where no guillotine cut is needed */
