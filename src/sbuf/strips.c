@@ -1247,6 +1247,12 @@ static const struct pad_try {
                  {5, false}, {6, false}, {7, false}, {8, false}, {9, false}, {10, false}, {11, false}, {12, false}};
 enum { PAD_TRIES = sizeof PAD_ORDER / sizeof PAD_ORDER[0] };
 
+/* A padding node: free room over sections [s0, s1]. */
+static sb_pack_node pad_node(uint32_t s0, uint32_t s1, int64_t size)
+{
+    return (sb_pack_node){.s0 = s0, .s1 = s1, .size = size, .nopt = 1, .qmask = {1}};
+}
+
 /* The padding of try `t` (0, 1: holes that started together, the largest
  * or the last begun split; 2: the rules; none with draws) into
  * nodes[p->n ..);
@@ -1286,7 +1292,7 @@ static uint32_t pad_room(const sb_pack_problem *p, const int64_t *room, sb_pack_
             }
             if (!best && big < PAD_OPEN_MAX && split && drop >= least && size[big] - drop >= least) {
                 /* two holes that started together: the drop's ends now */
-                nodes[n++] = (sb_pack_node){.s0 = start[big], .s1 = k - 1, .size = drop, .nopt = 1, .qmask = {1}};
+                nodes[n++] = pad_node(start[big], k - 1, drop);
                 size[big] -= drop, open -= drop;
                 continue;
             }
@@ -1294,7 +1300,7 @@ static uint32_t pad_room(const sb_pack_problem *p, const int64_t *room, sb_pack_
             uint32_t keep = 0;
             for (uint32_t x = 0; x < nopen; x++) {
                 if (best >> x & 1u) {
-                    nodes[n++] = (sb_pack_node){.s0 = start[x], .s1 = k - 1, .size = size[x], .nopt = 1, .qmask = {1}};
+                    nodes[n++] = pad_node(start[x], k - 1, size[x]);
                     open -= size[x];
                 } else {
                     start[keep] = start[x], size[keep++] = size[x];
@@ -1303,21 +1309,19 @@ static uint32_t pad_room(const sb_pack_problem *p, const int64_t *room, sb_pack_
             nopen = keep;
         }
         if (open < room[k]) {
-            /* a growth: a new node, or (drawn) an open one ends and a
-             * larger one starts */
+            /* a growth: a new node, or an open one ends and a larger one
+             * starts: drawn, or where the growth is smaller than any node
+             * (no hole of its own), the largest open one (the last begun) */
+            uint32_t x = PAD_OPEN_MAX;
             if (draws && nopen && sba_rng_next(&rng) % 4 == 0) {
-                uint32_t x = (uint32_t)(sba_rng_next(&rng) % nopen);
-                nodes[n++] = (sb_pack_node){.s0 = start[x], .s1 = k - 1, .size = size[x], .nopt = 1, .qmask = {1}};
-                open -= size[x];
-                start[x] = start[nopen - 1], size[x] = size[nopen - 1], nopen--;
+                x = (uint32_t)(sba_rng_next(&rng) % nopen);
             } else if (nopen && room[k] - open < least) {
-                /* a growth smaller than any node is no hole of its own: the
-                 * largest open one (the last begun) ends, and one as large
-                 * as it and the growth starts */
-                uint32_t x = 0;
+                x = 0;
                 for (uint32_t y = 1; y < nopen; y++)
                     if (last ? start[y] > start[x] : size[y] > size[x]) x = y;
-                nodes[n++] = (sb_pack_node){.s0 = start[x], .s1 = k - 1, .size = size[x], .nopt = 1, .qmask = {1}};
+            }
+            if (x < PAD_OPEN_MAX) {
+                nodes[n++] = pad_node(start[x], k - 1, size[x]);
                 open -= size[x];
                 start[x] = start[nopen - 1], size[x] = size[nopen - 1], nopen--;
             }
