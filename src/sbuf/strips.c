@@ -1263,7 +1263,7 @@ static uint32_t pad_room(const sb_pack_problem *p, const int64_t *room, sb_pack_
     const bool split = t < 2, last = t == 1, draws = t > 2;
     uint32_t n = p->n, nopen = 0, start[PAD_OPEN_MAX];
     int64_t size[PAD_OPEN_MAX], open = 0, least = INT64_MAX;
-    for (uint32_t i = 0; i < p->n; i++) least = p->nodes[i].size < least ? p->nodes[i].size : least;
+    for (uint32_t i = 0; i < p->n; i++) least = min64(least, p->nodes[i].size);
     for (uint32_t k = 0; k <= p->K; k++) {
         if (open > room[k]) {
             int64_t drop = open - room[k];
