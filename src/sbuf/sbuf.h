@@ -282,6 +282,17 @@ int sb_strips_pack(const sb_pack_problem *p, const sba_allocator *a, uint64_t bu
  * NOMEM; *work and *visited: what it spent. */
 int sb_refill_pack(const sb_pack_problem *p, sba_arena *ar, uint64_t budget, uint64_t *work, uint64_t *visited);
 
+/* ---- relay.c: the exact packer's reading of memory handed on ---------- */
+/* Where exactly one node of a size and set of options ends at a boundary and
+ * exactly one of the same starts, reads them as one node (and so on down the
+ * chain) in *out, which shares p's fixed rectangles and has its own off and
+ * opt (scratch in ar); of[i]: p's node i's node in *out. Returns the nodes
+ * merged away (0: none, *out unset) or UINT32_MAX when memory ran out. */
+uint32_t sb_relay_merge(const sb_pack_problem *p, sba_arena *ar, sb_pack_problem *out, uint32_t *of);
+/* A packing of the merged problem as one of p: each node at its chain's
+ * address and option. */
+void sb_relay_spread(const sb_pack_problem *merged, const uint32_t *of, const sb_pack_problem *p);
+
 /* ---- search.c: the exact packer ---------------------------------------- */
 /* The time sections that matter, of K sections cut at the end points of n
  * live ranges [s0[x], s1[x]]: those where some range starts and some range

@@ -59,8 +59,11 @@
  * not pack searched by its orders, refill.c, on three quarters of what
  * is left); six greedy
  * runs (by area, start and end, and in MiniMalloc's three orders) and the
- * time sweeps. A part with no slack (or, in 1-D, one the strips cut with
- * a little) then gets the skyline by bands on half of what is left, and
+ * time sweeps. A part with no slack then gets a run on its relays
+ * (relay.c: a node and the one of its size and options that starts where
+ * it ends, each the only one of its kind there, read as one node) on an
+ * eighth of what is left; a part with no slack (or, in 1-D, one the strips
+ * cut with a little) the skyline by bands on half of what is left, and
  * the strips alone: with no slack, their bounds ever wider (STRIPS_LADDER),
  * each on a third of what is left, then restarted (STRIPS_RESTARTS) on an
  * eighth each; with a little, once (STRIPS_WIDE) on a quarter. Then eight rounds of restarts of the greedy runs, each
@@ -115,7 +118,8 @@ enum { MAX_OPTIONS = 4, OUTCOME_PACKED = 1, OUTCOME_INFEASIBLE = 2,
        OUTCOME_BUDGET = 3 };
 /* The searches: by lowest floor with the greedy skip (can only pack), by
  * lowest floor, in address order (both complete). */
-enum { KIND_GREEDY, KIND_FLOOR, KIND_ADDRESS, KIND_SWEEP, KIND_SWEEP_BACK, KIND_SKYLINE, KIND_SKYLINE_BANDS, KIND_STRIPS_WIDE };
+enum { KIND_GREEDY, KIND_FLOOR, KIND_ADDRESS, KIND_SWEEP, KIND_SWEEP_BACK, KIND_SKYLINE, KIND_SKYLINE_BANDS, KIND_STRIPS_WIDE,
+       KIND_RELAY };
 
 typedef struct sx_node {
     uint32_t id;           /* sb node id */
@@ -1248,6 +1252,30 @@ static void perturb(order_key *key, sba_rng *rng)
     }
 }
 
+/* A packing problem as the skyline runs take it: a part without slack is
+ * cut first (strips.c); a 1-D tiling the cuts did not pack is searched by
+ * its orders (refill.c), on three quarters of what is left (no cut splits
+ * memory reused over time, and there the strips give up early); what is
+ * left goes whole to the skyline. The run with wide bounds is the strips'
+ * alone. Sets *pp->slack to 0 when it packs. */
+static int pack_problem(const sb_pack_problem *pp, sba_arena *ar, uint64_t budget, bool wide, uint64_t *work,
+                        uint64_t *visited)
+{
+    int sr = sb_strips_pack(pp, ar->a, wide ? budget : budget / 2, work, visited);
+    if (sr != SB_PACK_PACKED && sr != SB_PACK_NOMEM && pp->Q == 1 && !pp->nfixed && !wide && *work < budget) {
+        uint64_t w1 = 0, v1 = 0;
+        sr = sb_refill_pack(pp, ar, (budget - *work) / 4 * 3, &w1, &v1);
+        *work += w1, *visited += v1;
+    }
+    if (sr == SB_PACK_PACKED) *pp->slack = 0;
+    if (sr != SB_PACK_PACKED && sr != SB_PACK_NOMEM && !wide) {
+        uint64_t w2 = 0, v2 = 0;
+        sr = sb_skyline_pack(pp, ar, *work < budget ? budget - *work : 0, &w2, &v2);
+        *work += w2, *visited += v2;
+    }
+    return sr;
+}
+
 /* Searches one part: the nodes ids[0..n) (representatives, some
  * precoloured). `blame` (NULL: not kept): per node id, how many greedy runs
  * of the part left it out where they got furthest, which a greedy run adds
@@ -1459,7 +1487,7 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
             memcpy(pn[i].qmask, sn->qmask, sizeof pn[i].qmask);
             /* first try: every node takes its whole band, so quarters a node
              * of fewer partitions leaves free are given up with it */
-            if ((kind == KIND_SKYLINE_BANDS || kind == KIND_STRIPS_WIDE) && S.Q > 1)
+            if ((kind == KIND_SKYLINE_BANDS || kind == KIND_STRIPS_WIDE || kind == KIND_RELAY) && S.Q > 1)
                 for (uint32_t o = 0; o < sn->nopt; o++)
                     pn[i].qmask[o] = quarters_at(sn->base[o], sb_height_band_width(c->info[sn->id].height));
         }
@@ -1484,25 +1512,19 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
             }
             sr = sb_skyline_pack(&pp, ar, budget, &work, &visited);
         } else {
-            /* a part without slack is cut first; what is left goes whole
-             * (but the run with wide bounds is the strips' alone) */
             const bool wide = kind == KIND_STRIPS_WIDE;
             pp.scale = wide ? run.scale : 1;
             pp.order_seed = wide ? run.seed : 0;
-            sr = sb_strips_pack(&pp, ar->a, wide ? budget : budget / 2, &work, &visited);
-            /* a 1-D tiling the cuts did not pack: its orders by PQ-trees, on
-             * three quarters of what is left (no cut splits memory reused over
-             * time, and there the strips give up early) */
-            if (sr != SB_PACK_PACKED && sr != SB_PACK_NOMEM && S.Q == 1 && !S.nfixed && !wide && work < budget) {
-                uint64_t w1 = 0, v1 = 0;
-                sr = sb_refill_pack(&pp, ar, (budget - work) / 4 * 3, &w1, &v1);
-                work += w1, visited += v1;
-            }
-            if (sr == SB_PACK_PACKED) left_over = 0;
-            if (sr != SB_PACK_PACKED && sr != SB_PACK_NOMEM && !wide) {
-                uint64_t w2 = 0, v2 = 0;
-                sr = sb_skyline_pack(&pp, ar, work < budget ? budget - work : 0, &w2, &v2);
-                work += w2, visited += v2;
+            if (kind == KIND_RELAY) {
+                /* the relays as one node each (relay.c), packed as any other */
+                sb_pack_problem rp;
+                uint32_t *of = sba_arena_array(ar, (size_t)nn + 1, sizeof *of);
+                uint32_t merged = of ? sb_relay_merge(&pp, ar, &rp, of) : UINT32_MAX;
+                if (merged == UINT32_MAX) return -1;
+                sr = merged ? pack_problem(&rp, ar, budget, false, &work, &visited) : SB_PACK_NONE;
+                if (sr == SB_PACK_PACKED) sb_relay_spread(&rp, of, &pp);
+            } else {
+                sr = pack_problem(&pp, ar, budget, wide, &work, &visited);
             }
             if (kind == KIND_SKYLINE_BANDS) *slack = slack_cut ? SLACK_CUT : left_over;
         }
@@ -1577,7 +1599,7 @@ static const sx_run PLAN[] = {
     {KIND_SWEEP, ORDER_AREA, 0, 0},   {KIND_SWEEP_BACK, ORDER_AREA, 0, 0},
     {KIND_ADDRESS, ORDER_TWA, 0, 0},  {KIND_FLOOR, ORDER_AREA, 0, 0},   {KIND_ADDRESS, ORDER_AREA, 0, 0},
     {KIND_FLOOR, ORDER_START, 0, 0},  {KIND_ADDRESS, ORDER_TAW, 0, 0},  {KIND_FLOOR, ORDER_END, 0, 0},
-    {KIND_ADDRESS, ORDER_WAT, 0, 0},  {KIND_STRIPS_WIDE, ORDER_AREA, 0, 0},
+    {KIND_ADDRESS, ORDER_WAT, 0, 0},  {KIND_STRIPS_WIDE, ORDER_AREA, 0, 0}, {KIND_RELAY, ORDER_AREA, 0, 0},
 };
 enum { PLAN_LEN = sizeof PLAN / sizeof PLAN[0] };
 /* The first round's limit per complete run, in work units. */
@@ -1715,7 +1737,7 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
         /* the quick runs first, each on a sixty-fourth (the time sweeps
          * on less): the skyline searches, the greedy runs */
         for (p = 0; p < PLAN_LEN && r == OUTCOME_BUDGET && left > 0; p++) {
-            if (!pack_only(PLAN[p].kind) || PLAN[p].kind == KIND_STRIPS_WIDE) continue;
+            if (!pack_only(PLAN[p].kind) || PLAN[p].kind == KIND_STRIPS_WIDE || PLAN[p].kind == KIND_RELAY) continue;
             bool sweep = PLAN[p].kind == KIND_SWEEP || PLAN[p].kind == KIND_SWEEP_BACK;
             r = run_plan(c, ids + a, b - a, p, 0, blame, flip, sweep ? left / 128 : left / 64, &left, &band_slack);
             last = p;
@@ -1728,6 +1750,16 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
          * 1-D functions of 350-700 tensors with 2-8 % of the tiling left
          * out, 22 of 32 pack this way, 14 on the quick run's share. */
         const bool tight = band_slack == 0 || band_slack == SLACK_CUT, zero = band_slack == 0;
+        /* A part with no slack at all then gets its relays read as one
+         * node each (relay.c), on an eighth of what is left: where memory
+         * is handed from one tensor to the next of its size, the merged
+         * part is one the cuts or the skyline finish although no cut
+         * splits the part itself (2-D walls, which refill, 1-D only,
+         * cannot take). It can only pack; on a part with a little slack
+         * the runs after it need the eighth. */
+        if (zero && r == OUTCOME_BUDGET && left > 0)
+            r = run_plan(c, ids + a, b - a, plan_index(KIND_RELAY), 0, blame, flip, left / 8, &left, &band_slack),
+            last = plan_index(KIND_RELAY);
         for (p = 0; tight && p < PLAN_LEN && r == OUTCOME_BUDGET && left > 0; p++)
             if (PLAN[p].kind == KIND_SKYLINE_BANDS)
                 r = run_plan(c, ids + a, b - a, p, 0, blame, flip, left / 2, &left, &band_slack), last = p;
@@ -1789,7 +1821,7 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
         if (r < 0) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory in the exact packer");
         static const char *const kinds[] = {"greedy", "lowest-floor", "address-order", "time sweep",
                                             "time sweep backwards", "skyline", "skyline by bands",
-                                            "strips alone"};
+                                            "strips alone", "relays merged"};
         static const char *const orders[] = {"area", "start", "end", "W-A-T", "T-A-W", "T-W-A"};
         char how[96]; /* the strips alone have no order, but bounds */
         if (scale)
