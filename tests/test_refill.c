@@ -102,29 +102,9 @@ Test(refill, same_problem_same_packing)
     cr_assert_arr_eq(first, t.off, t.p.n * sizeof *t.off);
 }
 
-/* Planted functions of memory reused over time, through the allocator and
- * the verifier: the guillotine cuts find nothing to split there. */
-static void planted_walls_pack(uint64_t seed, uint32_t tensors, uint32_t holes)
-{
-    sba_planted_options p;
-    sba_planted_defaults(&p);
-    p.seed = seed, p.tensors = tensors, p.heights = "full", p.walls = true, p.holes = holes;
-    sba_error err;
-    bir_module *m = sba_gen_planted(&p, false, NULL, &err);
-    cr_assert_not_null(m, "gen --planted: %s", err.message);
-    sba_alloc_options o = {0};
-    sba_alloc_report r;
-    cr_assert_eq(sba_allocate_module(m, &o, &r, &err), SBA_OK, "allocate: %s", err.message);
-    cr_assert_eq(r.fns[0].spilled, 0u, "seed %llu, holes %u: spilled %u", (unsigned long long)seed, holes,
-                 r.fns[0].spilled);
-    sba_alloc_report_free(&r);
-    cr_assert_eq(sba_verify_module(m, NULL, &err), SBA_OK, "verify: %s", err.message);
-    bir_module_free(m);
-}
-
 Test(refill, packs_planted_functions_of_reused_memory)
 {
-    for (uint64_t seed = 1; seed <= 3; seed++) planted_walls_pack(seed, 300, 0);
+    for (uint64_t seed = 1; seed <= 3; seed++) planted_walls_pack(seed, 300, "full", 0);
 }
 
 Test(refill, packs_a_planted_function_of_1000_tensors_by_looking_ahead)
@@ -132,7 +112,7 @@ Test(refill, packs_a_planted_function_of_1000_tensors_by_looking_ahead)
     /* the groups the sums force, checked while they can still be made
      * consecutive, meet a wrong order of a run when it is made: without
      * that this one spilled 95 tensors */
-    planted_walls_pack(2, 1000, 0);
+    planted_walls_pack(2, 1000, "full", 0);
 }
 
 Test(refill, packs_padded_functions_of_reused_memory_with_holes)
@@ -140,9 +120,9 @@ Test(refill, packs_padded_functions_of_reused_memory_with_holes)
     /* some tensors left out: the strips pad the free room into a tiling,
      * which these pack where no guillotine cut splits it (each spilled
      * 15 to 39 tensors without) */
-    planted_walls_pack(1, 300, 2);
-    planted_walls_pack(2, 500, 2);
-    planted_walls_pack(2, 300, 5);
+    planted_walls_pack(1, 300, "full", 2);
+    planted_walls_pack(2, 500, "full", 2);
+    planted_walls_pack(2, 300, "full", 5);
 }
 
 Test(refill, packs_planted_functions_of_700_tensors_after_the_strips)
@@ -151,6 +131,6 @@ Test(refill, packs_planted_functions_of_700_tensors_after_the_strips)
      * has most of what they leave, in short runs: both spilled (51 and
      * 48 tensors) when refill came first on a quarter, in runs of twice
      * the nodes */
-    planted_walls_pack(6, 700, 0);
-    planted_walls_pack(11, 700, 0);
+    planted_walls_pack(6, 700, "full", 0);
+    planted_walls_pack(11, 700, "full", 0);
 }

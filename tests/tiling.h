@@ -1,7 +1,8 @@
 /* 1-D tilings for the packers' tests, built here with a known packing:
  * memory reused over time and guillotine cuts, and the independent check
  * of a packing, which knows nothing of the searches: each node inside the
- * capacity and clear of every node it shares a section with. */
+ * capacity and clear of every node it shares a section with; and planted
+ * functions of memory reused over time through the whole allocator. */
 #ifndef SBALLOC_TESTS_TILING_H
 #define SBALLOC_TESTS_TILING_H
 
@@ -10,6 +11,9 @@
 #include <string.h>
 
 #include "base/rng.h"
+#include "sballoc/alloc.h"
+#include "sballoc/gen.h"
+#include "sballoc/verify.h"
 #include "sbuf/sbuf.h"
 
 enum { MAXN = 1024, MAXLIVE = 256 };
@@ -130,6 +134,27 @@ static inline void check_packing(const tiling *t)
                       "nodes %u and %u overlap", i, j);
         }
     }
+}
+
+/* A planted function of memory reused over time (`gen --planted --walls`,
+ * the mix `heights`, `holes` percent left out), through the allocator and
+ * the verifier: no cut in time or bytes splits it, and it must pack. */
+static inline void planted_walls_pack(uint64_t seed, uint32_t tensors, const char *heights, uint32_t holes)
+{
+    sba_planted_options p;
+    sba_planted_defaults(&p);
+    p.seed = seed, p.tensors = tensors, p.heights = heights, p.walls = true, p.holes = holes;
+    sba_error err;
+    bir_module *m = sba_gen_planted(&p, false, NULL, &err);
+    cr_assert_not_null(m, "gen --planted: %s", err.message);
+    sba_alloc_options o = {0};
+    sba_alloc_report r;
+    cr_assert_eq(sba_allocate_module(m, &o, &r, &err), SBA_OK, "allocate: %s", err.message);
+    cr_assert_eq(r.fns[0].spilled, 0u, "seed %llu, %s, holes %u: spilled %u", (unsigned long long)seed, heights,
+                 holes, r.fns[0].spilled);
+    sba_alloc_report_free(&r);
+    cr_assert_eq(sba_verify_module(m, NULL, &err), SBA_OK, "verify: %s", err.message);
+    bir_module_free(m);
 }
 
 #endif
