@@ -87,7 +87,8 @@ Test(relay, keeps_every_sections_load_and_packs_the_problem)
                 for (uint32_t s = t.node[i].s0; s <= t.node[i].s1; s++) load[s] += t.node[i].size;
             for (uint32_t i = 0; i < m.n; i++)
                 for (uint32_t s = m.nodes[i].s0; s <= m.nodes[i].s1; s++) load[s] -= m.nodes[i].size;
-            for (uint32_t s = 0; s < t.p.K; s++) cr_assert_eq(load[s], 0, "seed %llu, section %u", (unsigned long long)seed, s);
+            for (uint32_t s = 0; s < t.p.K; s++)
+                cr_assert_eq(load[s], 0, "seed %llu, section %u", (unsigned long long)seed, s);
             uint64_t w = 0, v = 0;
             if (sb_skyline_pack(&m, &ar, 10000000, &w, &v) == SB_PACK_PACKED) {
                 sb_relay_spread(&m, of, &t.p);

@@ -51,8 +51,10 @@ static uint32_t run_end(const relay_key *keys, uint32_t n, uint32_t x)
 uint32_t sb_relay_merge(const sb_pack_problem *p, sba_arena *ar, sb_pack_problem *out, uint32_t *of)
 {
     const uint32_t n = p->n, K = p->K;
-    uint32_t *end = sba_arena_array(ar, (size_t)n + 1, sizeof *end);      /* a chain's last section */
-    uint32_t *first = sba_arena_array(ar, (size_t)K + 1, sizeof *first);  /* chains ending at k, a list */
+    uint32_t *end = sba_arena_array(ar, (size_t)n + 1, sizeof *end); /* a chain's last section */
+    /* the chains ending at section k, a list through next (an absorbed
+     * node stays in its own, skipped) */
+    uint32_t *first = sba_arena_array(ar, (size_t)K + 1, sizeof *first);
     uint32_t *next = sba_arena_array(ar, (size_t)n + 1, sizeof *next);
     uint32_t *start_of = sba_arena_array(ar, (size_t)K + 2, sizeof *start_of);
     uint32_t *by_start = sba_arena_array(ar, (size_t)n + 1, sizeof *by_start);
@@ -77,9 +79,10 @@ uint32_t sb_relay_merge(const sb_pack_problem *p, sba_arena *ar, sb_pack_problem
     for (uint32_t b = 1; b < K; b++) {
         uint32_t ne = 0, ns = 0;
         for (uint32_t c = first[b - 1]; c != UINT32_MAX; c = next[c])
-            if (!absorbed[c] && end[c] == b - 1) ek[ne++] = (relay_key){&p->nodes[c], c};
+            if (!absorbed[c]) ek[ne++] = (relay_key){&p->nodes[c], c};
         first[b - 1] = UINT32_MAX;
-        for (uint32_t x = start_of[b]; x < start_of[b + 1]; x++) sk[ns++] = (relay_key){&p->nodes[by_start[x]], by_start[x]};
+        for (uint32_t x = start_of[b]; x < start_of[b + 1]; x++)
+            sk[ns++] = (relay_key){&p->nodes[by_start[x]], by_start[x]};
         if (!ne || !ns) continue;
         qsort(ek, ne, sizeof *ek, cmp_key);
         qsort(sk, ns, sizeof *sk, cmp_key);

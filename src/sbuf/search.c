@@ -117,9 +117,10 @@ enum { SLACK_CUT = -2 };
 enum { MAX_OPTIONS = 4, OUTCOME_PACKED = 1, OUTCOME_INFEASIBLE = 2,
        OUTCOME_BUDGET = 3 };
 /* The searches: by lowest floor with the greedy skip (can only pack), by
- * lowest floor, in address order (both complete). */
-enum { KIND_GREEDY, KIND_FLOOR, KIND_ADDRESS, KIND_SWEEP, KIND_SWEEP_BACK, KIND_SKYLINE, KIND_SKYLINE_BANDS, KIND_STRIPS_WIDE,
-       KIND_RELAY };
+ * lowest floor, in address order (both complete); the time sweeps, the
+ * skylines, the strips alone and the run on the relays (all pack only). */
+enum { KIND_GREEDY, KIND_FLOOR, KIND_ADDRESS, KIND_SWEEP, KIND_SWEEP_BACK, KIND_SKYLINE, KIND_SKYLINE_BANDS,
+       KIND_STRIPS_WIDE, KIND_RELAY };
 
 typedef struct sx_node {
     uint32_t id;           /* sb node id */
