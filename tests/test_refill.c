@@ -11,10 +11,6 @@
 #include <string.h>
 
 #include "base/arena.h"
-#include "base/rng.h"
-#include "sballoc/alloc.h"
-#include "sballoc/gen.h"
-#include "sballoc/verify.h"
 #include "sbuf/sbuf.h"
 #include "tiling.h"
 
