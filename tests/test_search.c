@@ -406,6 +406,20 @@ Test(search, the_strips_alone_widen_their_bounds_step_by_step)
     cr_assert(strstr(lines, "part of 136 nodes packed (run 18: strips alone, bounds x4)") != NULL, "%s", lines);
 }
 
+/* A piece the strips do not cut goes to the skyline on its own sections,
+ * only those where a maximal set of its nodes meet: the pieces of a side
+ * of a cut span every section the other side's nodes start or end in. The
+ * part of this planted 1-D function with 5 % holes (`gen --planted
+ * --heights full --holes 5 --tensors 600 --seed 11`) packs in its first
+ * run so; searched on all those sections, the pieces of its right cuts ran
+ * out of their share, and 23 tensors spilled. */
+Test(search, a_strips_leaf_searches_its_own_sections)
+{
+    char lines[4096];
+    planted_of_packs(11, 600, "full", 0, 5, lines);
+    cr_assert(strstr(lines, "part of 600 nodes packed (run 1: skyline by bands") != NULL, "%s", lines);
+}
+
 /* The strips' sweep reads which loads the items left in a group can still
  * make (their subset sums), not only their total: on a dense planted 2-D
  * function (1,000 tensors over 166 steps) the sets of the right load it
