@@ -411,8 +411,8 @@ Test(search, the_strips_alone_widen_their_bounds_step_by_step)
  * of a cut span every section the other side's nodes start or end in. The
  * part of this planted 1-D function with 5 % holes (`gen --planted
  * --heights full --holes 5 --tensors 600 --seed 11`) packs in its first
- * run so; searched on all those sections, the pieces of its right cuts ran
- * out of their share, and 23 tensors spilled. */
+ * run so; searched on all those sections, its pieces ran out of their
+ * share, and 23 tensors spilled. */
 Test(search, a_strips_leaf_searches_its_own_sections)
 {
     char lines[4096];

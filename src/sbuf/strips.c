@@ -256,9 +256,9 @@ static int solve(strips *T, st_item *it, uint32_t m, int64_t cap, int64_t base, 
  * meet iff they share a kept section, so the skyline checks the same
  * packings on fewer sections. A side of a cut spans the sections where
  * only the other side's nodes start or end, most of them on a side of a
- * few nodes; searched on all of them, the pieces of a right cut of the
- * planted 1-D function of 600 tensors with 5 % holes, seed 11, ran out of
- * their share. rank[k] (k = 0 .. K): the kept sections before k0 + k, so
+ * few nodes; searched on all of them, the pieces of a cut whose sides pack
+ * as functions of their own (the planted 1-D function of 1,000 tensors
+ * with 5 % holes, seed 2) ran out of their share. rank[k] (k = 0 .. K): the kept sections before k0 + k, so
  * a node keeps [rank[s0 - k0], rank[s1 - k0 + 1] - 1], never empty (the
  * first end at or after its start is kept). ev: K bytes of scratch.
  * Returns the kept count. */
