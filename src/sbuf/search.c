@@ -69,7 +69,9 @@
  * eighth each; with a little, once (STRIPS_WIDE) on a quarter. Then eight rounds of restarts of the greedy runs, each
  * order perturbed by a seed (every key moved by up to 5 %) and the nodes
  * the part's greedy runs left out so far moved up (BLAME_STEPS), each run
- * on a sixty-fourth of what is left. Then MiniMalloc's round robin, the address
+ * on a sixty-fourth of what is left. A 1-D part the strips cut with a
+ * little slack then gets the strips with the lightest sets first
+ * (strips.c, Light) on a quarter of what is left. Then MiniMalloc's round robin, the address
  * search in its three orders on a doubling limit, up to a sixteenth of the
  * part's budget each; then every complete search in turn on half of what
  * is left. The budget counts
@@ -120,7 +122,7 @@ enum { MAX_OPTIONS = 4, OUTCOME_PACKED = 1, OUTCOME_INFEASIBLE = 2,
  * lowest floor, in address order (both complete); the time sweeps, the
  * skylines, the strips alone and the run on the relays (all pack only). */
 enum { KIND_GREEDY, KIND_FLOOR, KIND_ADDRESS, KIND_SWEEP, KIND_SWEEP_BACK, KIND_SKYLINE, KIND_SKYLINE_BANDS,
-       KIND_STRIPS_WIDE, KIND_RELAY };
+       KIND_STRIPS_WIDE, KIND_RELAY, KIND_STRIPS_LIGHT };
 
 typedef struct sx_node {
     uint32_t id;           /* sb node id */
@@ -1513,9 +1515,10 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
             }
             sr = sb_skyline_pack(&pp, ar, budget, &work, &visited);
         } else {
-            const bool wide = kind == KIND_STRIPS_WIDE;
+            const bool wide = kind == KIND_STRIPS_WIDE || kind == KIND_STRIPS_LIGHT;
             pp.scale = wide ? run.scale : 1;
             pp.order_seed = wide ? run.seed : 0;
+            pp.light = kind == KIND_STRIPS_LIGHT;
             if (kind == KIND_RELAY) {
                 /* the relays as one node each (relay.c), packed as any other */
                 sb_pack_problem rp;
@@ -1601,6 +1604,7 @@ static const sx_run PLAN[] = {
     {KIND_ADDRESS, ORDER_TWA, 0, 0},  {KIND_FLOOR, ORDER_AREA, 0, 0},   {KIND_ADDRESS, ORDER_AREA, 0, 0},
     {KIND_FLOOR, ORDER_START, 0, 0},  {KIND_ADDRESS, ORDER_TAW, 0, 0},  {KIND_FLOOR, ORDER_END, 0, 0},
     {KIND_ADDRESS, ORDER_WAT, 0, 0},  {KIND_STRIPS_WIDE, ORDER_AREA, 0, 0}, {KIND_RELAY, ORDER_AREA, 0, 0},
+    {KIND_STRIPS_LIGHT, ORDER_AREA, 0, 0},
 };
 enum { PLAN_LEN = sizeof PLAN / sizeof PLAN[0] };
 /* The first round's limit per complete run, in work units. */
@@ -1738,7 +1742,9 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
         /* the quick runs first, each on a sixty-fourth (the time sweeps
          * on less): the skyline searches, the greedy runs */
         for (p = 0; p < PLAN_LEN && r == OUTCOME_BUDGET && left > 0; p++) {
-            if (!pack_only(PLAN[p].kind) || PLAN[p].kind == KIND_STRIPS_WIDE || PLAN[p].kind == KIND_RELAY) continue;
+            if (!pack_only(PLAN[p].kind) || PLAN[p].kind == KIND_STRIPS_WIDE || PLAN[p].kind == KIND_RELAY ||
+                PLAN[p].kind == KIND_STRIPS_LIGHT)
+                continue;
             bool sweep = PLAN[p].kind == KIND_SWEEP || PLAN[p].kind == KIND_SWEEP_BACK;
             r = run_plan(c, ids + a, b - a, p, 0, blame, flip, sweep ? left / 128 : left / 64, &left, &band_slack);
             last = p;
@@ -1796,6 +1802,13 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
                 if (PLAN[p].kind == KIND_GREEDY)
                     r = run_plan(c, ids + a, b - a, p, s, blame, flip, left / 64, &left, &band_slack), last = p, seed = s,
                     scale = 0;
+        /* A 1-D part the strips cut with a little slack: the strips once
+         * more, every set's items left first (strips.c, Light), on a
+         * quarter of what is left. After the greedy restarts, which pack
+         * others of these parts on what they get. */
+        if (band_slack == SLACK_CUT && r == OUTCOME_BUDGET && left > 0)
+            r = run_plan(c, ids + a, b - a, plan_index(KIND_STRIPS_LIGHT), 0, blame, flip, left / 4, &left, &band_slack),
+            last = plan_index(KIND_STRIPS_LIGHT), seed = scale = 0;
         /* MiniMalloc's round robin: its three address orders, every run
          * of a round on the same limit, doubled each round while it is at
          * most a sixteenth of the part's budget. Which order suits a part
@@ -1822,7 +1835,7 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
         if (r < 0) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory in the exact packer");
         static const char *const kinds[] = {"greedy", "lowest-floor", "address-order", "time sweep",
                                             "time sweep backwards", "skyline", "skyline by bands",
-                                            "strips alone", "relays merged"};
+                                            "strips alone", "relays merged", "strips, lightest sets first"};
         static const char *const orders[] = {"area", "start", "end", "W-A-T", "T-A-W", "T-W-A"};
         char how[96]; /* the strips alone have no order, but bounds */
         if (scale)

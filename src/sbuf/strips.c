@@ -117,6 +117,15 @@
  * set's first group, a failure in some sections may come from any
  * decision, so the sweep does not back up past the others.
  *
+ * Light. Taken first, a set's items make its heaviest sets first; with
+ * slack, most sets of a load fit, and the heavy ones hold pieces of many
+ * strips. A part with slack is often cut into narrow strips of a few
+ * nodes, which sets with every item left first (sb_pack_problem.light)
+ * meet first, so that the strips are peeled one by one; the caller runs
+ * the strips so on a 1-D part with slack the other runs did not pack
+ * (search.c). Light first everywhere loses as many parts as it packs:
+ * where a part is cut in wide strips the light sets are the wrong ones.
+ *
  * The search misses packings no cut splits (a pinwheel) and cuts it does
  * not look for; the caller then runs skyline.c on the whole part. It only
  * ever packs: it proves nothing infeasible.
@@ -791,6 +800,7 @@ static int found(sweep *W)
  * the seed; otherwise none. */
 static bool leaves_first(const sb_pack_problem *p, uint32_t id)
 {
+    if (p->light) return true;
     return p->order_seed && (sba_mix64(p->order_seed ^ sba_mix64((uint64_t)id + 1)) & 3) == 0;
 }
 
