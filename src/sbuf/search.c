@@ -120,7 +120,8 @@ enum { MAX_OPTIONS = 4, OUTCOME_PACKED = 1, OUTCOME_INFEASIBLE = 2,
        OUTCOME_BUDGET = 3 };
 /* The searches: by lowest floor with the greedy skip (can only pack), by
  * lowest floor, in address order (both complete); the time sweeps, the
- * skylines, the strips alone and the run on the relays (all pack only). */
+ * skylines, the strips alone, the run on the relays and the strips with
+ * the lightest sets first (all pack only). */
 enum { KIND_GREEDY, KIND_FLOOR, KIND_ADDRESS, KIND_SWEEP, KIND_SWEEP_BACK, KIND_SKYLINE, KIND_SKYLINE_BANDS,
        KIND_STRIPS_WIDE, KIND_RELAY, KIND_STRIPS_LIGHT };
 

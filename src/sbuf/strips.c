@@ -795,9 +795,10 @@ static int found(sweep *W)
     return C->kind == CUT_HALF ? second_half(C) : C->kind == CUT_HALF2 ? split_halves(C) : split(C);
 }
 
-/* Whether a set's search leaves item `id` out before it tries it in: in a
- * restart (p->order_seed, see Bounds), a quarter of the items, picked by
- * the seed; otherwise none. */
+/* Whether a set's search leaves item `id` out before it tries it in: with
+ * the lightest sets first (p->light, see Light), every item; in a restart
+ * (p->order_seed, see Bounds), a quarter of the items, picked by the seed;
+ * otherwise none. */
 static bool leaves_first(const sb_pack_problem *p, uint32_t id)
 {
     if (p->light) return true;
