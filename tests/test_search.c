@@ -472,20 +472,6 @@ Test(search, the_padding_reads_the_room_backward) { minimalloc_sized_packs_at_on
  * failed and 11 tensors spilled. */
 Test(search, the_padding_makes_no_node_smaller_than_the_smallest) { minimalloc_sized_packs_at_once(8, 450); }
 
-/* A 1-D part the strips cut with a little slack that no run has packed
- * by the end of the greedy restarts gets the strips once more with every
- * item of a set left before it is taken (strips.c, Light): the lightest
- * sets of a load come first, the narrow strips of a few nodes such a part
- * is often cut into, where heaviest first meets sets that take pieces of
- * many strips. On a planted 1-D function with 5 % holes (500 tensors,
- * seed 25) that run packs the part; before, 7 tensors spilled. */
-Test(search, the_strips_look_for_the_lightest_sets_too)
-{
-    char lines[4096];
-    planted_of_packs(25, 500, "full", 0, 5, lines);
-    cr_assert(strstr(lines, "part of 500 nodes packed (run 20: strips, lightest sets first") != NULL, "%s", lines);
-}
-
 /* The rules' reading has half of what is left, and each later reading at
  * most a sixteenth of the padding's budget: a wrong padding most often
  * spends its whole share, so the later readings ran only where the third

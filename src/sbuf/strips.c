@@ -39,10 +39,15 @@
  * can still add must bring the section to its load, a subset sum of theirs
  * (kept per node as a bitset where the group's total is at most
  * REACH_UNITS units of the alignment, and read where the load lies within
- * REACH_WINDOW of them: without slack it is one); a state entering a section (its live
- * nodes of L and A, hashed) that failed once is not searched again, unless
- * a set was split below it: a split fails for the whole set, and the nodes
- * decided before the state are not in it. Each set found on one side is
+ * REACH_WINDOW of them: without slack it is one); a state entering a
+ * section that failed once is not searched again, unless a set was split
+ * below it: a split fails for the whole set, and the nodes decided before
+ * the state are not in it. What is left to decide there depends only on A
+ * and on how much of L ends at each section to come, so a state is that,
+ * hashed (the weights of L's live nodes summed per last section), not
+ * which nodes they are: sets that differ only before it share its failure
+ * (on 72 planted 2-D functions of 500-900 tensors, 64 pack instead of 60
+ * with the nodes themselves as the state). Each set found on one side is
  * completed on the other, then split and packed. A split that fails names
  * what failed where it can: the piece (a part in time of one side) that
  * did not pack, or the section whose sums did not fill. Only the nodes
@@ -53,9 +58,7 @@
  * nodes that end weigh at least that, and "taken" meaning the lower half.
  * A half with a node live over the whole part has no cut in time, so no
  * seed: a band cut is also looked for by one sweep from the part's first
- * section. There the nodes over the whole part that take a half count by
- * their bytes only in the failed states (in a half they go to the bottom,
- * so which of them a half has does not matter, only their sum).
+ * section.
  *
  * A strip in two halves. In 2-D the lowest strip of a piece is often cut
  * first by band: its lower half holds one stack of nodes, its upper half
@@ -392,14 +395,14 @@ typedef struct sweep {
     uint8_t *reached;                /* per group: reach built (when first read) */
     sba_arena *ar;                   /* the seed's arena, which holds them */
     int64_t *endw;                   /* per section: weight of taken items ending there */
+    uint64_t esum;                   /* the taken items' end_hash, summed */
     int64_t *cur, *part;             /* per group: the load before its items, and theirs */
     int64_t *amin, *amax;            /* per group: the loads A may take, entering it */
     int64_t *t;                      /* per group: the load it must leave (holes), INT64_MIN: any */
     uint8_t *take, *dec;             /* per item: taken; decisions tried */
     uint32_t *eoff, *elist;          /* items by last section */
-    uint64_t *z, *gkey, *gbase;      /* per item: its key; per group: the key of its entry state, and of its items */
+    uint64_t *gkey, *gbase;          /* per group: the key of its entry state, and the end_hash of the taken items ended by then */
     uint64_t *gsplits;               /* per group: the cutter's splits when it was entered */
-    uint8_t *whole;                  /* per item: live over the whole side, a half of the bands */
     sba_keyset dead;                 /* entry states that failed */
     uint64_t salt;
     struct sweep *then;              /* the other side, searched for each set of this one */
@@ -541,9 +544,17 @@ static bool reach_ok(sweep *W, uint32_t i)
     return false;
 }
 
+/* An item's share of the key of the states it is live in: its weight at
+ * its last section (items that end together count by their sum). */
+static uint64_t end_hash(const sweep *W, uint32_t i)
+{
+    return (sba_mix64(W->it[i].s1 + 0x51ED) | 1) * (uint64_t)W->it[i].w;
+}
+
 static void set_take(sweep *W, uint32_t i, bool on)
 {
     int64_t s = on ? W->it[i].w : -W->it[i].w;
+    W->esum += on ? end_hash(W, i) : -end_hash(W, i);
     W->take[i] = on;
     W->part[W->group[i]] += s;
     W->endw[W->it[i].s1] += s;
@@ -581,32 +592,28 @@ static bool tail_ok(sweep *W)
     return true;
 }
 
-/* The key of the state entering group g: the taken items still live, g,
- * and the loads A may take: the same live items under other loads leave
- * another need (without slack, the load that ended just before g is A
- * less theirs), so a state that failed under one says nothing of another.
- * The items' part is built from group g - 1's: its own taken items join,
- * the taken items that ended since leave (an item of both leaves at
- * once). */
+/* The key of the state entering group g: g, the loads A may take and the
+ * load g must leave, and the taken items still live by weight per last
+ * section (their end_hash summed: all taken less those ended before g,
+ * which group g - 1's sum and the items that ended since give). The same
+ * live weights under other loads leave another need, so a state that
+ * failed under one says nothing of another. */
 static uint64_t entry_key(sweep *W, uint32_t g)
 {
     uint64_t key = W->salt ^ (0x9E3779B97F4A7C15ull * (g + 1));
     if (!g) return W->gbase[0] = 0, key;
     key ^= sba_mix64((uint64_t)W->amin[g] * 0x9E3779B97F4A7C15ull ^ (uint64_t)W->amax[g]);
-    uint64_t prev = W->gbase[g - 1];
-    /* items over the whole side in a half of the bands count by their
-     * bytes only: the halves they leave are the same whichever they are */
-    int64_t whole = 0;
-    for (uint32_t i = W->gstart[g - 1]; i < W->gend[g - 1]; i++)
-        if (W->take[i] && W->whole[i]) whole += W->it[i].w;
-        else if (W->take[i]) prev ^= W->z[i];
-    if (whole) prev ^= 0xD6E8FEB86659FD93ull * (uint64_t)whole;
+    key ^= sba_mix64((uint64_t)W->t[g] ^ 0xD6E8FEB86659FD93ull);
+    uint64_t ended = W->gbase[g - 1];
     uint32_t kp = W->it[W->gstart[g - 1]].s0, kg = W->it[W->gstart[g]].s0;
     for (uint32_t y = W->eoff[kp]; y < W->eoff[kg]; y++)
-        if (W->take[W->elist[y]]) prev ^= W->z[W->elist[y]];
+        if (W->take[W->elist[y]]) ended += end_hash(W, W->elist[y]);
+    /* charged for group g - 1's items too, though the key no longer reads
+     * them: the lookups it opens cost as much, and charged less a budget
+     * ran a fifth longer on functions that do not pack */
     W->C->T->work += W->gend[g - 1] - W->gstart[g - 1] + W->eoff[kg] - W->eoff[kp];
-    W->gbase[g] = prev;
-    return key ^ prev;
+    W->gbase[g] = ended;
+    return key ^ sba_mix64(W->esum - ended);
 }
 
 /* Adds the subset sums of one more item of `units` to the bitset. */
@@ -786,6 +793,7 @@ static int found(sweep *W)
          * may pack with this one */
         memset(V->take, 0, V->m);
         memset(V->endw, 0, (V->k1 + 1) * sizeof *V->endw);
+        V->esum = 0;
         V->salt = V->salt * 0x9E3779B97F4A7C15ull + 1;
         C->T->work += V->m + V->k1;
         C->seedload = W->cur[0] + W->part[0], C->seedslack = slack_at(W, 0);
@@ -904,11 +912,9 @@ static bool build(sweep *W, cutter *C, sba_arena *ar, uint32_t k, int side, uint
     W->dec = sba_arena_array(ar, m + 1, sizeof *W->dec);
     W->eoff = sba_arena_array(ar, span + 2, sizeof *W->eoff);
     W->elist = sba_arena_array(ar, m + 1, sizeof *W->elist);
-    W->z = sba_arena_array(ar, m + 1, sizeof *W->z);
     W->gkey = sba_arena_array(ar, m + 1, sizeof *W->gkey);
     W->gbase = sba_arena_array(ar, m + 1, sizeof *W->gbase);
     W->gsplits = sba_arena_array(ar, m + 1, sizeof *W->gsplits);
-    W->whole = sba_arena_array(ar, m + 1, sizeof *W->whole);
     W->reach = sba_arena_array(ar, m + 1, sizeof *W->reach);
     W->reached = sba_arena_array(ar, m + 1, sizeof *W->reached);
     W->ar = ar;
@@ -945,13 +951,7 @@ static bool build(sweep *W, cutter *C, sba_arena *ar, uint32_t k, int side, uint
     for (uint32_t i = m; i-- > 0;) W->rest[i] = i + 1 < W->gend[W->group[i]] ? W->rest[i + 1] + W->it[i + 1].w : 0;
     sba_rng zr = {C->T->p->seed ^ ((uint64_t)k << 32) ^ (uint64_t)side};
     W->salt = sba_rng_next(&zr);
-    for (uint32_t i = 0; i < m; i++) W->eoff[W->it[i].s1 + 1]++, W->z[i] = sba_rng_next(&zr);
-    /* a band cut's items over the whole part taking a half of it: in a
-     * half they go at the bottom (solve_part), so only their bytes matter */
-    if (side == 0 && C->lowM)
-        for (uint32_t i = 0; i < m; i++)
-            W->whole[i] = W->it[i].s0 == 0 && W->it[i].s1 == W->k1 &&
-                          popcount(C->T->p->nodes[W->it[i].id].qmask[0]) == popcount(C->lowM);
+    for (uint32_t i = 0; i < m; i++) W->eoff[W->it[i].s1 + 1]++;
     for (uint32_t x = 0; x < span; x++) W->eoff[x + 1] += W->eoff[x];
     memcpy(fill, W->eoff, span * sizeof *fill);
     for (uint32_t i = 0; i < m; i++) W->elist[fill[W->it[i].s1]++] = i;
