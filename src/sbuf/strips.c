@@ -608,10 +608,7 @@ static uint64_t entry_key(sweep *W, uint32_t g)
     uint32_t kp = W->it[W->gstart[g - 1]].s0, kg = W->it[W->gstart[g]].s0;
     for (uint32_t y = W->eoff[kp]; y < W->eoff[kg]; y++)
         if (W->take[W->elist[y]]) ended += end_hash(W, W->elist[y]);
-    /* charged for group g - 1's items too, though the key no longer reads
-     * them: the lookups it opens cost as much, and charged less a budget
-     * ran a fifth longer on functions that do not pack */
-    W->C->T->work += W->gend[g - 1] - W->gstart[g - 1] + W->eoff[kg] - W->eoff[kp];
+    W->C->T->work += W->eoff[kg] - W->eoff[kp];
     W->gbase[g] = ended;
     return key ^ sba_mix64(W->esum - ended);
 }
