@@ -395,13 +395,13 @@ typedef struct sweep {
     uint8_t *reached;                /* per group: reach built (when first read) */
     sba_arena *ar;                   /* the seed's arena, which holds them */
     int64_t *endw;                   /* per section: weight of taken items ending there */
-    uint64_t esum;                   /* the taken items' end_hash, summed */
+    uint64_t esum;                   /* the taken items' weights, each × its last section's hash, summed */
     int64_t *cur, *part;             /* per group: the load before its items, and theirs */
     int64_t *amin, *amax;            /* per group: the loads A may take, entering it */
     int64_t *t;                      /* per group: the load it must leave (holes), INT64_MIN: any */
     uint8_t *take, *dec;             /* per item: taken; decisions tried */
-    uint32_t *eoff, *elist;          /* items by last section */
-    uint64_t *gkey, *gbase;          /* per group: the key of its entry state, and the end_hash of the taken items ended by then */
+    uint32_t *eoff;                  /* per section: the items ending before it */
+    uint64_t *gkey, *gbase;          /* per group: the key of its entry state, and esum's part ended by then */
     uint64_t *gsplits;               /* per group: the cutter's splits when it was entered */
     sba_keyset dead;                 /* entry states that failed */
     uint64_t salt;
@@ -544,17 +544,14 @@ static bool reach_ok(sweep *W, uint32_t i)
     return false;
 }
 
-/* An item's share of the key of the states it is live in: its weight at
- * its last section (items that end together count by their sum). */
-static uint64_t end_hash(const sweep *W, uint32_t i)
-{
-    return (sba_mix64(W->it[i].s1 + 0x51ED) | 1) * (uint64_t)W->it[i].w;
-}
+/* What a unit of weight ending at section k adds to the key of the
+ * states it is live in (items that end together count by their sum). */
+static uint64_t end_hash(uint32_t k) { return sba_mix64(k + 0x51ED) | 1; }
 
 static void set_take(sweep *W, uint32_t i, bool on)
 {
     int64_t s = on ? W->it[i].w : -W->it[i].w;
-    W->esum += on ? end_hash(W, i) : -end_hash(W, i);
+    W->esum += end_hash(W->it[i].s1) * (uint64_t)s;
     W->take[i] = on;
     W->part[W->group[i]] += s;
     W->endw[W->it[i].s1] += s;
@@ -594,8 +591,8 @@ static bool tail_ok(sweep *W)
 
 /* The key of the state entering group g: g, the loads A may take and the
  * load g must leave, and the taken items still live by weight per last
- * section (their end_hash summed: all taken less those ended before g,
- * which group g - 1's sum and the items that ended since give). The same
+ * section (esum: all taken less those ended before g, which group g - 1's
+ * part and the weights that ended since give). The same
  * live weights under other loads leave another need, so a state that
  * failed under one says nothing of another. */
 static uint64_t entry_key(sweep *W, uint32_t g)
@@ -606,9 +603,8 @@ static uint64_t entry_key(sweep *W, uint32_t g)
     key ^= sba_mix64((uint64_t)W->t[g] ^ 0xD6E8FEB86659FD93ull);
     uint64_t ended = W->gbase[g - 1];
     uint32_t kp = W->it[W->gstart[g - 1]].s0, kg = W->it[W->gstart[g]].s0;
-    for (uint32_t y = W->eoff[kp]; y < W->eoff[kg]; y++)
-        if (W->take[W->elist[y]]) ended += end_hash(W, W->elist[y]);
-    W->C->T->work += W->eoff[kg] - W->eoff[kp];
+    for (uint32_t k = kp; k < kg; k++) ended += end_hash(k) * (uint64_t)W->endw[k];
+    W->C->T->work += W->eoff[kg] - W->eoff[kp]; /* as the items that ended */
     W->gbase[g] = ended;
     return key ^ sba_mix64(W->esum - ended);
 }
@@ -908,7 +904,6 @@ static bool build(sweep *W, cutter *C, sba_arena *ar, uint32_t k, int side, uint
     W->take = sba_arena_array(ar, m + 1, sizeof *W->take);
     W->dec = sba_arena_array(ar, m + 1, sizeof *W->dec);
     W->eoff = sba_arena_array(ar, span + 2, sizeof *W->eoff);
-    W->elist = sba_arena_array(ar, m + 1, sizeof *W->elist);
     W->gkey = sba_arena_array(ar, m + 1, sizeof *W->gkey);
     W->gbase = sba_arena_array(ar, m + 1, sizeof *W->gbase);
     W->gsplits = sba_arena_array(ar, m + 1, sizeof *W->gsplits);
@@ -917,7 +912,6 @@ static bool build(sweep *W, cutter *C, sba_arena *ar, uint32_t k, int side, uint
     W->ar = ar;
     for (W->dead.cap = 1024; W->dead.cap < DEAD_SLOTS && W->dead.cap < 64 * m;) W->dead.cap *= 2;
     W->dead.slot = sba_arena_array(ar, W->dead.cap, sizeof *W->dead.slot);
-    uint32_t *fill = sba_arena_array(ar, span + 1, sizeof *fill);
     if (ar->failed) return false;
     /* items of the side, in the side's own time: sections from the seed */
     uint32_t *idx = W->orig;
@@ -950,8 +944,6 @@ static bool build(sweep *W, cutter *C, sba_arena *ar, uint32_t k, int side, uint
     W->salt = sba_rng_next(&zr);
     for (uint32_t i = 0; i < m; i++) W->eoff[W->it[i].s1 + 1]++;
     for (uint32_t x = 0; x < span; x++) W->eoff[x + 1] += W->eoff[x];
-    memcpy(fill, W->eoff, span * sizeof *fill);
-    for (uint32_t i = 0; i < m; i++) W->elist[fill[W->it[i].s1]++] = i;
     return true;
 }
 
