@@ -523,6 +523,19 @@ static void build_reach(sweep *W, uint32_t g)
     C->T->work += (uint64_t)(b - a) * words;
 }
 
+/* Whether any bit of [lo, hi] is set in b (lo >= 0), a word at a time. */
+static bool any_bit(const uint64_t *b, int64_t lo, int64_t hi)
+{
+    if (hi < lo) return false;
+    const int64_t wl = lo / 64, wh = hi / 64;
+    const uint64_t ml = ~0ull << (lo % 64), mh = ~0ull >> (63 - hi % 64);
+    if (wl == wh) return (b[wl] & ml & mh) != 0;
+    if (b[wl] & ml) return true;
+    for (int64_t w = wl + 1; w < wh; w++)
+        if (b[w]) return true;
+    return (b[wh] & mh) != 0;
+}
+
 /* Whether the items after i in its group, some of them, can still bring
  * the group's load to what it must leave (can_take's most, can_leave's
  * least): a subset sum, read where that range is narrow (without slack it
@@ -539,9 +552,7 @@ static bool reach_ok(sweep *W, uint32_t i)
     int64_t lo = max64(least - load, 0), hi = most - load;
     lo = (lo + unit - 1) / unit, hi = hi < 0 ? -1 : min64(hi / unit, W->rest[i] / unit);
     W->C->T->work += hi >= lo ? (uint64_t)(hi - lo) / 64 : 0;
-    for (int64_t u = lo; u <= hi; u++)
-        if (sum[u / 64] >> (u % 64) & 1) return true;
-    return false;
+    return any_bit(sum, lo, hi);
 }
 
 /* What a unit of weight ending at section k adds to the key of the
