@@ -259,6 +259,7 @@ typedef struct sb_pack_problem {
     uint32_t scale;           /* strips: their bounds × this (0: 1; see strips.c, Bounds) */
     uint64_t order_seed;      /* strips: 0, or the restart whose seed picks the items its sets leave first */
     bool light;               /* strips: every item left before taken, the lightest sets first (strips.c, Light) */
+    bool section_fills;       /* strips: a 2-D strip's set checked section by section (strips.c, Fills) */
     int64_t *guide_at;        /* unless NULL, a packing the skyline follows: each node's address */
     uint32_t *guide_opt;      /* and option (identical nodes may trade places in it) */
 } sb_pack_problem;

@@ -129,6 +129,24 @@
  * (search.c). Light first everywhere loses as many parts as it packs:
  * where a part is cut in wide strips the light sets are the wrong ones.
  *
+ * Fills. In 2-D a strip's set must fill every quarter of its bands to its
+ * height in every section (fills), and most sets of a strip's load do not:
+ * at the top of a dense part of 206 nodes (`gen --planted --heights
+ * q:1,h:1,f:1 --span 166 --tensors 1000 --seed 2`) the seeds' sweeps
+ * found 39,536 sets of the right load, 24 of which filled the quarters,
+ * and none was a strip of the planted packing, whose strips (7,136 to
+ * 32,544 bytes high) no seed reached within its steps. Every item live
+ * in a section is decided once the sweep completes the section's group,
+ * so with sb_pack_problem.section_fills the set's items live there are
+ * tested then (set_fills: fills' test of one section, read a word at a
+ * time, on the set's side only: the rest holds the crossing items and
+ * costs more than it cuts), and a branch whose set cannot fill a section
+ * ends there instead of at every set below it. The entry states that
+ * fail so are remembered as any (by the live weight per last section, not
+ * which items: a heuristic there, as the strips are). The test costs: on
+ * parts where the plain strips find the strips at once it takes units the
+ * later runs need, so the caller runs it as a run of its own (search.c).
+ *
  * The search misses packings no cut splits (a pinwheel) and cuts it does
  * not look for; the caller then runs skyline.c on the whole part. It only
  * ever packs: it proves nothing infeasible.
@@ -173,7 +191,8 @@ enum {
 
 typedef struct st_item {
     uint32_t s0, s1, id;
-    int64_t w; /* size × quarters of its options */
+    uint8_t q; /* quarters of its options */
+    int64_t w; /* size × q */
 } st_item;
 
 typedef struct strips {
@@ -371,6 +390,7 @@ typedef struct cutter {
     uint64_t splits;      /* sets split (or a second half looked for): their outcome depends on the whole set */
     bool culprit;         /* the last split failed for the nodes of sections [cs, ce] alone */
     uint32_t cs, ce;
+    uint64_t *fill;       /* a strip in 2-D with its sections checked (Fills): set_fills' scratch; NULL: not */
 } cutter;
 
 /* Whether the cut chooses A (its first side's first group sets it). */
@@ -400,6 +420,7 @@ typedef struct sweep {
     int64_t *amin, *amax;            /* per group: the loads A may take, entering it */
     int64_t *t;                      /* per group: the load it must leave (holes), INT64_MIN: any */
     uint8_t *take, *dec;             /* per item: taken; decisions tried */
+    uint32_t *taken, ntaken;         /* the taken items in the order taken (a stack: left in reverse) */
     uint32_t *eoff;                  /* per section: the items ending before it */
     uint64_t *gkey, *gbase;          /* per group: the key of its entry state, and esum's part ended by then */
     uint64_t *gsplits;               /* per group: the cutter's splits when it was entered */
@@ -564,6 +585,8 @@ static void set_take(sweep *W, uint32_t i, bool on)
     int64_t s = on ? W->it[i].w : -W->it[i].w;
     W->esum += end_hash(W->it[i].s1) * (uint64_t)s;
     W->take[i] = on;
+    if (on) W->taken[W->ntaken++] = i;
+    else W->ntaken--;
     W->part[W->group[i]] += s;
     W->endw[W->it[i].s1] += s;
 }
@@ -777,6 +800,78 @@ static uint32_t last_relevant(const sweep *W)
 }
 static int split_halves(cutter *C);
 
+/* sum |= sum >> units: with bit R standing for the sum 0, the bits R - x
+ * for the subset sums x. */
+static void sub_sum(uint64_t *sum, uint32_t words, uint32_t units)
+{
+    uint32_t ws = units / 64, bs = units % 64;
+    for (uint32_t w = 0; w + ws < words; w++) { /* from the bottom word up: reads what it has not yet written */
+        uint64_t v = sum[w + ws] >> bs;
+        if (bs && w + ws + 1 < words) v |= sum[w + ws + 1] << (64 - bs);
+        sum[w] |= v;
+    }
+}
+
+/* The 64 bits of sum from bit `off` on (0 outside [0, 64 × words)). */
+static uint64_t bits_at(const uint64_t *sum, uint32_t words, int64_t off)
+{
+    if (off < 0) return off > -64 ? bits_at(sum, words, 0) << -off : 0;
+    uint64_t w = (uint64_t)off / 64, b = (uint64_t)off % 64;
+    if (w >= words) return 0;
+    uint64_t v = sum[w] >> b;
+    if (b && w + 1 < words) v |= sum[w + 1] << (64 - b);
+    return v;
+}
+
+/* Fills, as the sweep goes: whether the set's items live at section s of
+ * the side (its taken items not yet ended there; every item live there is
+ * decided) can fill each quarter of its bands to the strip's height `a`,
+ * the test fills() makes of a whole set in every section: the whole-band
+ * items leave a room R in each quarter, the half-band ones (H in all) go
+ * to one half or the other, hL and H - hL, and the quarter-band ones must
+ * have the subset sums R - hL and R - H + hL. Read a word of 64 values of
+ * hL at a time, with the quarter items' sums also kept counted down from
+ * R. */
+static bool set_fills(const sweep *W, uint32_t s, int64_t a)
+{
+    cutter *C = W->C;
+    strips *T = C->T;
+    const int qs = load_quarters(C);
+    const int64_t unit = T->p->align;
+    int64_t whole = 0, halves = 0, quarters = 0;
+    T->work += W->ntaken;
+    for (uint32_t x = 0; x < W->ntaken; x++) {
+        const st_item *t = &W->it[W->taken[x]];
+        if (t->s1 < s) continue;
+        int64_t size = T->p->nodes[t->id].size;
+        if (t->q >= qs) whole += size;
+        else if (2 * t->q == qs) halves += size;
+        else quarters += size;
+    }
+    if (whole > a) return false;
+    if (!halves && !quarters) return whole == a;
+    const int64_t R = (a - whole) / unit, H = halves / unit, top = R < H ? R : H;
+    const uint32_t words = (uint32_t)(R + 64) / 64;
+    uint64_t *hs = C->fill, *qsum = hs + words, *down = qsum + words;
+    memset(hs, 0, 3 * (size_t)words * sizeof *hs);
+    hs[0] = qsum[0] = 1, down[R / 64] = 1ull << (R % 64);
+    for (uint32_t x = 0; x < W->ntaken; x++) {
+        const st_item *t = &W->it[W->taken[x]];
+        if (t->s1 < s || t->q >= qs) continue;
+        uint32_t u = (uint32_t)(T->p->nodes[t->id].size / unit);
+        if (2 * t->q == qs) add_sum(hs, words, u);
+        else add_sum(qsum, words, u), sub_sum(down, words, u);
+        T->work += 2 * (uint64_t)words;
+    }
+    T->work += words;
+    for (int64_t w = 0; w <= top / 64; w++) {
+        uint64_t v = hs[w] & down[w] & bits_at(qsum, words, 64 * w + R - H);
+        if (w == top / 64 && top % 64 != 63) v &= (2ull << (top % 64)) - 1;
+        if (v) return true;
+    }
+    return false;
+}
+
 /* Whether group g, all decided, leaves a load A may take at its section:
  * without slack, what ended before it (in a strip's first group, any
  * aligned load short of the room: it is A). */
@@ -784,7 +879,10 @@ static bool group_done(const sweep *W, uint32_t g)
 {
     int64_t load = W->cur[g] + W->part[g], lo = W->amin[g], hi = W->amax[g];
     if (W->t[g] != INT64_MIN && load != W->t[g]) return false;
-    return load > 0 && load_in(W->C, max64(lo, load), min64(hi, load + slack_at(W, group_section(W, g)))) >= 0;
+    if (load <= 0 || load_in(W->C, max64(lo, load), min64(hi, load + slack_at(W, group_section(W, g)))) < 0)
+        return false;
+    /* every item live at the group's section is decided (Fills) */
+    return !W->C->fill || set_fills(W, group_section(W, g), load / load_quarters(W->C));
 }
 
 /* A complete side: on to the other side, or, both found, the split. */
@@ -796,6 +894,7 @@ static int found(sweep *W)
         /* a fresh salt: states that failed with another set on this side
          * may pack with this one */
         memset(V->take, 0, V->m);
+        V->ntaken = 0;
         memset(V->endw, 0, (V->k1 + 1) * sizeof *V->endw);
         V->esum = 0;
         V->salt = V->salt * 0x9E3779B97F4A7C15ull + 1;
@@ -913,6 +1012,7 @@ static bool build(sweep *W, cutter *C, sba_arena *ar, uint32_t k, int side, uint
     W->amax = sba_arena_array(ar, m + 1, sizeof *W->amax);
     W->t = sba_arena_array(ar, m + 1, sizeof *W->t);
     W->take = sba_arena_array(ar, m + 1, sizeof *W->take);
+    W->taken = sba_arena_array(ar, m + 1, sizeof *W->taken);
     W->dec = sba_arena_array(ar, m + 1, sizeof *W->dec);
     W->eoff = sba_arena_array(ar, span + 2, sizeof *W->eoff);
     W->gkey = sba_arena_array(ar, m + 1, sizeof *W->gkey);
@@ -999,6 +1099,10 @@ static int seek(cutter *C)
         if (total < 0) goto none;
         if (total) C->slack = room;
         C->holes = total && T->holes;
+    }
+    if (C->kind == CUT_STRIP && popcount(C->M) >= 2 && T->p->section_fills) {
+        size_t words = (size_t)(C->cap / T->p->align + 64) / 64; /* the sums up to the room */
+        if (!(C->fill = sba_arena_array(&ar, 3 * words, sizeof *C->fill))) goto out;
     }
     for (uint32_t k = k0; k < k1; k++) {
         int64_t A = wend[k - k0];
@@ -1474,7 +1578,8 @@ int sb_strips_pack(const sb_pack_problem *p, const sba_allocator *a, uint64_t bu
         const sb_pack_node *nd = &p->nodes[i];
         /* the load is bytes × quarters: every option must take as many */
         for (uint32_t o = 1; o < nd->nopt; o++) even &= popcount(nd->qmask[o]) == popcount(nd->qmask[0]);
-        it[i] = (st_item){.s0 = nd->s0, .s1 = nd->s1, .id = i, .w = nd->size * popcount(nd->qmask[0])};
+        it[i] = (st_item){.s0 = nd->s0, .s1 = nd->s1, .id = i, .q = (uint8_t)popcount(nd->qmask[0]),
+                          .w = nd->size * popcount(nd->qmask[0])};
     }
     int64_t cap = p->cap / p->align * p->align;
     uint8_t M = (uint8_t)((1u << p->Q) - 1);
