@@ -306,6 +306,16 @@ static void planted_of_packs(uint64_t seed, uint32_t tensors, const char *height
     planted_packs(&p, 0, lines);
 }
 
+/* That planted function packs on the default budget, and the search says
+ * `line` (which run packed which part). */
+static void planted_packs_saying(uint64_t seed, uint32_t tensors, const char *heights, uint32_t span, uint32_t holes,
+                                 const char *line)
+{
+    char lines[4096];
+    planted_of_packs(seed, tensors, heights, span, holes, lines);
+    cr_assert(strstr(lines, line) != NULL, "no \"%s\" in:\n%s", line, lines);
+}
+
 /* A planted 1-D function with holes, as MiniMalloc's instances: 1 MiB,
  * tensors of at least 1 KiB over 1,024 steps, `holes` percent of the tiling
  * left out, cuts in time `elongation` times rarer, on `budget` units (0:
@@ -386,11 +396,8 @@ Test(search, greedy_restarts_perturb_the_orders)
  * eight rounds and the searches after them left 10 tensors to spill. */
 Test(search, greedy_restarts_try_the_left_out_first)
 {
-    char lines[4096];
-    planted_of_packs(150, 300, "full", 0, 10, lines);
-    cr_assert(strstr(lines, "part of 300 nodes packed (run 7: greedy, T-A-W order perturbed by seed 4, left out first)") !=
-                  NULL,
-              "%s", lines);
+    planted_packs_saying(150, 300, "full", 0, 10,
+                         "part of 300 nodes packed (run 7: greedy, T-A-W order perturbed by seed 4, left out first)");
 }
 
 /* On a part with no slack the strips run alone on ever wider bounds, the
@@ -401,9 +408,19 @@ Test(search, greedy_restarts_try_the_left_out_first)
  * tensors spilled. */
 Test(search, the_strips_alone_widen_their_bounds_step_by_step)
 {
-    char lines[4096];
-    planted_of_packs(20, 200, "q:3,h:1,f:1", 50, 0, lines);
-    cr_assert(strstr(lines, "part of 136 nodes packed (run 18: strips alone, bounds x4)") != NULL, "%s", lines);
+    planted_packs_saying(20, 200, "q:3,h:1,f:1", 50, 0, "part of 136 nodes packed (run 18: strips alone, bounds x4)");
+}
+
+/* In 2-D the strips can check each section of a set as their sweep
+ * completes it (strips.c, Fills): the parts of 206 and 210 nodes of this
+ * dense function (`gen --planted --heights q:1,h:1,f:1 --span 166
+ * --tensors 1000 --seed 2`) pack on the run that does, where the plain
+ * strips found tens of thousands of sets of a strip's load that did not
+ * fill the quarters, and 34 tensors spilled. */
+Test(search, the_strips_check_each_section_of_a_set)
+{
+    planted_packs_saying(2, 1000, "q:1,h:1,f:1", 166, 0,
+                         "part of 206 nodes packed (run 21: skyline by bands, strips filled section by section");
 }
 
 /* A piece the strips do not cut goes to the skyline on its own sections,

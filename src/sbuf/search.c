@@ -59,7 +59,9 @@
  * not pack searched by its orders, refill.c, on three quarters of what
  * is left); six greedy
  * runs (by area, start and end, and in MiniMalloc's three orders) and the
- * time sweeps. A part with no slack then gets a run on its relays
+ * time sweeps. A 2-D part with no slack then gets the skyline by bands
+ * again with its strips' sets checked section by section (strips.c,
+ * Fills) on an eighth of what is left; a part with no slack a run on its relays
  * (relay.c: a node and the one of its size and options that starts where
  * it ends, each the only one of its kind there, read as one node) on an
  * eighth of what is left; a part with no slack (or, in 1-D, one the strips
@@ -120,10 +122,11 @@ enum { MAX_OPTIONS = 4, OUTCOME_PACKED = 1, OUTCOME_INFEASIBLE = 2,
        OUTCOME_BUDGET = 3 };
 /* The searches: by lowest floor with the greedy skip (can only pack), by
  * lowest floor, in address order (both complete); the time sweeps, the
- * skylines, the strips alone, the run on the relays and the strips with
- * the lightest sets first (all pack only). */
+ * skylines, the strips alone, the run on the relays, the strips with
+ * the lightest sets first and the skyline by bands with its strips'
+ * sections filled (all pack only). */
 enum { KIND_GREEDY, KIND_FLOOR, KIND_ADDRESS, KIND_SWEEP, KIND_SWEEP_BACK, KIND_SKYLINE, KIND_SKYLINE_BANDS,
-       KIND_STRIPS_WIDE, KIND_RELAY, KIND_STRIPS_LIGHT };
+       KIND_STRIPS_WIDE, KIND_RELAY, KIND_STRIPS_LIGHT, KIND_FILLS };
 
 typedef struct sx_node {
     uint32_t id;           /* sb node id */
@@ -1491,7 +1494,8 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
             memcpy(pn[i].qmask, sn->qmask, sizeof pn[i].qmask);
             /* first try: every node takes its whole band, so quarters a node
              * of fewer partitions leaves free are given up with it */
-            if ((kind == KIND_SKYLINE_BANDS || kind == KIND_STRIPS_WIDE || kind == KIND_RELAY) && S.Q > 1)
+            if ((kind == KIND_SKYLINE_BANDS || kind == KIND_STRIPS_WIDE || kind == KIND_RELAY || kind == KIND_FILLS) &&
+                S.Q > 1)
                 for (uint32_t o = 0; o < sn->nopt; o++)
                     pn[i].qmask[o] = quarters_at(sn->base[o], sb_height_band_width(c->info[sn->id].height));
         }
@@ -1520,6 +1524,7 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
             pp.scale = wide ? run.scale : 1;
             pp.order_seed = wide ? run.seed : 0;
             pp.light = kind == KIND_STRIPS_LIGHT;
+            pp.section_fills = kind == KIND_FILLS;
             if (kind == KIND_RELAY) {
                 /* the relays as one node each (relay.c), packed as any other */
                 sb_pack_problem rp;
@@ -1605,7 +1610,7 @@ static const sx_run PLAN[] = {
     {KIND_ADDRESS, ORDER_TWA, 0, 0},  {KIND_FLOOR, ORDER_AREA, 0, 0},   {KIND_ADDRESS, ORDER_AREA, 0, 0},
     {KIND_FLOOR, ORDER_START, 0, 0},  {KIND_ADDRESS, ORDER_TAW, 0, 0},  {KIND_FLOOR, ORDER_END, 0, 0},
     {KIND_ADDRESS, ORDER_WAT, 0, 0},  {KIND_STRIPS_WIDE, ORDER_AREA, 0, 0}, {KIND_RELAY, ORDER_AREA, 0, 0},
-    {KIND_STRIPS_LIGHT, ORDER_AREA, 0, 0},
+    {KIND_STRIPS_LIGHT, ORDER_AREA, 0, 0}, {KIND_FILLS, ORDER_AREA, 0, 0},
 };
 enum { PLAN_LEN = sizeof PLAN / sizeof PLAN[0] };
 /* The first round's limit per complete run, in work units. */
@@ -1744,7 +1749,7 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
          * on less): the skyline searches, the greedy runs */
         for (p = 0; p < PLAN_LEN && r == OUTCOME_BUDGET && left > 0; p++) {
             if (!pack_only(PLAN[p].kind) || PLAN[p].kind == KIND_STRIPS_WIDE || PLAN[p].kind == KIND_RELAY ||
-                PLAN[p].kind == KIND_STRIPS_LIGHT)
+                PLAN[p].kind == KIND_STRIPS_LIGHT || PLAN[p].kind == KIND_FILLS)
                 continue;
             bool sweep = PLAN[p].kind == KIND_SWEEP || PLAN[p].kind == KIND_SWEEP_BACK;
             r = run_plan(c, ids + a, b - a, p, 0, blame, flip, sweep ? left / 128 : left / 64, &left, &band_slack);
@@ -1758,6 +1763,17 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
          * 1-D functions of 350-700 tensors with 2-8 % of the tiling left
          * out, 22 of 32 pack this way, 14 on the quick run's share. */
         const bool tight = band_slack == 0 || band_slack == SLACK_CUT, zero = band_slack == 0;
+        /* A 2-D part with no slack then gets the skyline by bands again,
+         * its strips checking each section of a set as their sweep
+         * completes it (strips.c, Fills), on an eighth of what is left:
+         * dense parts, where most sets of a strip's load do not fill the
+         * quarters, are cut so; elsewhere the checks cost what the
+         * plain strips would spend on the sets. */
+        bool two_d = false;
+        for (uint32_t y = a; y < b && !two_d; y++) two_d = !in_quarter0(&c->info[ids[y]]);
+        if (zero && two_d && r == OUTCOME_BUDGET && left > 0)
+            r = run_plan(c, ids + a, b - a, plan_index(KIND_FILLS), 0, blame, flip, left / 8, &left, &band_slack),
+            last = plan_index(KIND_FILLS);
         /* A part with no slack at all then gets its relays read as one
          * node each (relay.c), on an eighth of what is left: where memory
          * is handed from one tensor to the next of its size, the merged
@@ -1836,7 +1852,8 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
         if (r < 0) return sba_err(c->err, SBA_ERR_NOMEM, "out of memory in the exact packer");
         static const char *const kinds[] = {"greedy", "lowest-floor", "address-order", "time sweep",
                                             "time sweep backwards", "skyline", "skyline by bands",
-                                            "strips alone", "relays merged", "strips, lightest sets first"};
+                                            "strips alone", "relays merged", "strips, lightest sets first",
+                                            "skyline by bands, strips filled section by section"};
         static const char *const orders[] = {"area", "start", "end", "W-A-T", "T-A-W", "T-W-A"};
         char how[96]; /* the strips alone have no order, but bounds */
         if (scale)
