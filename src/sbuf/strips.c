@@ -654,17 +654,81 @@ static void add_sum(uint64_t *sum, uint32_t words, uint32_t units)
     }
 }
 
-static bool has_sum(const uint64_t *sum, int64_t units) { return units >= 0 && (sum[units / 64] >> (units % 64) & 1); }
+/* sum |= sum >> units: with bit R standing for the sum 0, the bits R - x
+ * for the subset sums x. */
+static void sub_sum(uint64_t *sum, uint32_t words, uint32_t units)
+{
+    uint32_t ws = units / 64, bs = units % 64;
+    for (uint32_t w = 0; w + ws < words; w++) { /* from the bottom word up: reads what it has not yet written */
+        uint64_t v = sum[w + ws] >> bs;
+        if (bs && w + ws + 1 < words) v |= sum[w + ws + 1] << (64 - bs);
+        sum[w] |= v;
+    }
+}
+
+/* The 64 bits of sum from bit `off` on (0 outside [0, 64 × words)). */
+static uint64_t bits_at(const uint64_t *sum, uint32_t words, int64_t off)
+{
+    if (off < 0) return off > -64 ? bits_at(sum, words, 0) << -off : 0;
+    uint64_t w = (uint64_t)off / 64, b = (uint64_t)off % 64;
+    if (w >= words) return 0;
+    uint64_t v = sum[w] >> b;
+    if (b && w + 1 < words) v |= sum[w + 1] << (64 - b);
+    return v;
+}
+
+/* Whether the items it[idx[x]] (x < n; it[x] where idx is NULL) live at
+ * section k, in a piece with no slack in bands of qs quarters, can fill
+ * every quarter to `cap` bytes there. The items that take all the bands
+ * leave the room R in each quarter; those that take a half go to one half
+ * or the other, hL and H - hL bytes; then the ones that take a quarter
+ * must fill R - hL in each quarter of one half and R - H + hL in each of
+ * the other. So some subset sum hL of the half items and the subset sums
+ * R - hL and R - H + hL of the quarter items must exist (subset sums in
+ * alignment units, as bitsets, the quarter items' also counted down from
+ * R, so that 64 values of hL are read at a time; scratch holds 3 × the
+ * words of cap). A relaxation, so only a necessary test. Gives the items
+ * live there, those that take less than all the bands and the bytes of
+ * the others, for the caller's charge. */
+static bool section_fills(const strips *T, const st_item *it, const uint32_t *idx, uint32_t n, uint32_t k, int64_t cap,
+                          int qs, uint64_t *scratch, uint32_t *live, uint32_t *parts, int64_t *whole)
+{
+    const int64_t unit = T->p->align;
+    int64_t halves = 0;
+    *live = *parts = 0, *whole = 0;
+    for (uint32_t x = 0; x < n; x++) {
+        const st_item *t = &it[idx ? idx[x] : x];
+        if (t->s0 > k || t->s1 < k) continue;
+        int64_t size = T->p->nodes[t->id].size;
+        ++*live;
+        if (t->q >= qs) *whole += size;
+        else if (++*parts, 2 * t->q == qs) halves += size;
+    }
+    if (*whole > cap) return false;
+    const int64_t R = (cap - *whole) / unit, H = halves / unit, top = R < H ? R : H;
+    if (!*parts) return R == 0;
+    const uint32_t words = (uint32_t)(R + 64) / 64;
+    uint64_t *hs = scratch, *qsum = hs + words, *down = qsum + words;
+    memset(hs, 0, 3 * (size_t)words * sizeof *hs);
+    hs[0] = qsum[0] = 1, down[R / 64] = 1ull << (R % 64);
+    for (uint32_t x = 0; x < n; x++) {
+        const st_item *t = &it[idx ? idx[x] : x];
+        if (t->s0 > k || t->s1 < k || t->q >= qs) continue;
+        uint32_t u = (uint32_t)(T->p->nodes[t->id].size / unit);
+        if (2 * t->q == qs) add_sum(hs, words, u);
+        else add_sum(qsum, words, u), sub_sum(down, words, u);
+    }
+    for (int64_t w = 0; w <= top / 64; w++) {
+        uint64_t v = hs[w] & down[w] & bits_at(qsum, words, 64 * w + R - H);
+        if (w == top / 64 && top % 64 != 63) v &= (2ull << (top % 64)) - 1;
+        if (v) return true;
+    }
+    return false;
+}
 
 /* Whether the items, a piece with no slack in the bands M, can fill every
- * quarter of M to the byte in every section. In a section the items that
- * take all of M leave the room R in each quarter; those that take a half
- * of it go to one half or the other, hL and hH bytes; then the ones that
- * take a quarter must fill R - hL in each quarter of one half and R - hH in
- * each of the other. So some subset sum hL of the half items and the
- * subset sums R - hL and R - hH of the quarter items must exist (subset
- * sums in alignment units, as bitsets). A relaxation, so only a necessary
- * test, but a cheap one that most wrong cuts fail at once. */
+ * quarter of M to the byte in every section (section_fills): a cheap test
+ * that most wrong cuts fail at once. */
 static bool fills(strips *T, const st_item *it, uint32_t m, int64_t cap, uint8_t M)
 {
     const int qs = popcount(M);
@@ -676,30 +740,17 @@ static bool fills(strips *T, const st_item *it, uint32_t m, int64_t cap, uint8_t
         if (it[i].s0 < k0) k0 = it[i].s0;
         if (it[i].s1 > k1) k1 = it[i].s1;
     }
-    uint64_t *hs = sba_malloc(T->a, 2 * (size_t)words * sizeof *hs), *qsum = hs + words;
-    if (!hs) return T->nomem = true, false;
+    uint64_t *scratch = sba_malloc(T->a, 3 * (size_t)words * sizeof *scratch);
+    if (!scratch) return T->nomem = true, false;
     bool ok = true;
     for (uint32_t k = k0; k <= k1 && ok; k++) {
-        memset(hs, 0, 2 * (size_t)words * sizeof *hs);
-        hs[0] = qsum[0] = 1;
-        int64_t whole = 0, halves = 0;
-        for (uint32_t i = 0; i < m; i++) {
-            if (it[i].s0 > k || it[i].s1 < k) continue;
-            const sb_pack_node *nd = &T->p->nodes[it[i].id];
-            int q = popcount(nd->qmask[0]);
-            if (q >= qs) whole += nd->size;
-            else if (2 * q == qs) halves += nd->size, add_sum(hs, words, (uint32_t)(nd->size / unit));
-            else add_sum(qsum, words, (uint32_t)(nd->size / unit));
-            T->work += words;
-        }
-        int64_t room = (cap - whole) / unit, h = halves / unit;
-        ok = false;
-        for (int64_t lo = 0; lo <= h && lo <= room && !ok; lo++)
-            ok = has_sum(hs, lo) && has_sum(qsum, room - lo) && has_sum(qsum, room - (h - lo));
-        T->work += (uint64_t)room;
+        uint32_t live, parts;
+        int64_t whole;
+        ok = section_fills(T, it, NULL, m, k, cap, qs, scratch, &live, &parts, &whole);
+        T->work += (uint64_t)live * words + (uint64_t)((cap - whole) / unit); /* each item's sums, the room read */
         if (!ok) T->culprit = true, T->cs = T->ce = k;
     }
-    sba_free(T->a, hs);
+    sba_free(T->a, scratch);
     return ok;
 }
 
@@ -800,76 +851,22 @@ static uint32_t last_relevant(const sweep *W)
 }
 static int split_halves(cutter *C);
 
-/* sum |= sum >> units: with bit R standing for the sum 0, the bits R - x
- * for the subset sums x. */
-static void sub_sum(uint64_t *sum, uint32_t words, uint32_t units)
-{
-    uint32_t ws = units / 64, bs = units % 64;
-    for (uint32_t w = 0; w + ws < words; w++) { /* from the bottom word up: reads what it has not yet written */
-        uint64_t v = sum[w + ws] >> bs;
-        if (bs && w + ws + 1 < words) v |= sum[w + ws + 1] << (64 - bs);
-        sum[w] |= v;
-    }
-}
-
-/* The 64 bits of sum from bit `off` on (0 outside [0, 64 × words)). */
-static uint64_t bits_at(const uint64_t *sum, uint32_t words, int64_t off)
-{
-    if (off < 0) return off > -64 ? bits_at(sum, words, 0) << -off : 0;
-    uint64_t w = (uint64_t)off / 64, b = (uint64_t)off % 64;
-    if (w >= words) return 0;
-    uint64_t v = sum[w] >> b;
-    if (b && w + 1 < words) v |= sum[w + 1] << (64 - b);
-    return v;
-}
-
 /* Fills, as the sweep goes: whether the set's items live at section s of
  * the side (its taken items not yet ended there; every item live there is
  * decided) can fill each quarter of its bands to the strip's height `a`,
- * the test fills() makes of a whole set in every section: the whole-band
- * items leave a room R in each quarter, the half-band ones (H in all) go
- * to one half or the other, hL and H - hL, and the quarter-band ones must
- * have the subset sums R - hL and R - H + hL. Read a word of 64 values of
- * hL at a time, with the quarter items' sums also kept counted down from
- * R. */
+ * the test fills() makes of a whole set in every section. */
 static bool set_fills(const sweep *W, uint32_t s, int64_t a)
 {
-    cutter *C = W->C;
-    strips *T = C->T;
-    const int qs = load_quarters(C);
-    const int64_t unit = T->p->align;
-    int64_t whole = 0, halves = 0, quarters = 0;
+    strips *T = W->C->T;
+    uint32_t live, parts;
+    int64_t whole;
+    bool ok = section_fills(T, W->it, W->taken, W->ntaken, s, a, load_quarters(W->C), W->C->fill, &live, &parts, &whole);
     T->work += W->ntaken;
-    for (uint32_t x = 0; x < W->ntaken; x++) {
-        const st_item *t = &W->it[W->taken[x]];
-        if (t->s1 < s) continue;
-        int64_t size = T->p->nodes[t->id].size;
-        if (t->q >= qs) whole += size;
-        else if (2 * t->q == qs) halves += size;
-        else quarters += size;
+    if (parts && whole <= a) { /* the sums built, two words' worth per item, and read */
+        uint64_t words = (uint64_t)((a - whole) / T->p->align + 64) / 64;
+        T->work += 2 * words * parts + words;
     }
-    if (whole > a) return false;
-    if (!halves && !quarters) return whole == a;
-    const int64_t R = (a - whole) / unit, H = halves / unit, top = R < H ? R : H;
-    const uint32_t words = (uint32_t)(R + 64) / 64;
-    uint64_t *hs = C->fill, *qsum = hs + words, *down = qsum + words;
-    memset(hs, 0, 3 * (size_t)words * sizeof *hs);
-    hs[0] = qsum[0] = 1, down[R / 64] = 1ull << (R % 64);
-    for (uint32_t x = 0; x < W->ntaken; x++) {
-        const st_item *t = &W->it[W->taken[x]];
-        if (t->s1 < s || t->q >= qs) continue;
-        uint32_t u = (uint32_t)(T->p->nodes[t->id].size / unit);
-        if (2 * t->q == qs) add_sum(hs, words, u);
-        else add_sum(qsum, words, u), sub_sum(down, words, u);
-        T->work += 2 * (uint64_t)words;
-    }
-    T->work += words;
-    for (int64_t w = 0; w <= top / 64; w++) {
-        uint64_t v = hs[w] & down[w] & bits_at(qsum, words, 64 * w + R - H);
-        if (w == top / 64 && top % 64 != 63) v &= (2ull << (top % 64)) - 1;
-        if (v) return true;
-    }
-    return false;
+    return ok;
 }
 
 /* Whether group g, all decided, leaves a load A may take at its section:
