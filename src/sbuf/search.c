@@ -1175,6 +1175,14 @@ static bool in_quarter0(const sb_node *nd)
     return nd->precoloured ? quarters_at(nd->base, nd->partitions) & 1u : nd->partitions > 64;
 }
 
+/* Whether every node of ids[0..n) holds quarter 0 (one exact band: 1-D). */
+static bool one_band(const sb_ctx *c, const uint32_t *ids, uint32_t n)
+{
+    for (uint32_t x = 0; x < n; x++)
+        if (!in_quarter0(&c->info[ids[x]])) return false;
+    return true;
+}
+
 /* The candidate orders of the portfolio, each a key compared largest first:
  * area; earlier start; later end (each then longer); and MiniMalloc's three
  * (W sections spanned, A area in bytes × time, T the heaviest section's
@@ -1301,12 +1309,11 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
     order_key *keys = sba_arena_array(ar, (size_t)n + 1, sizeof *keys);
     if (!pts || !S.nodes || !S.fixed || !keys) return -1;
     uint32_t np = 0;
-    bool all_full = true;
+    const bool all_full = one_band(c, ids, n);
     for (uint32_t x = 0; x < n; x++) {
         const sb_node *nd = &c->info[ids[x]];
         pts[np++] = nd->start;
         pts[np++] = (uint64_t)nd->end + 1;
-        if (!in_quarter0(nd)) all_full = false;
     }
     qsort(pts, np, sizeof *pts, cmp_u64);
     uint32_t u = 0;
@@ -1769,9 +1776,7 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
          * dense parts, where most sets of a strip's load do not fill the
          * quarters, are cut so; elsewhere the checks cost what the
          * plain strips would spend on the sets. */
-        bool two_d = false;
-        for (uint32_t y = a; y < b && !two_d; y++) two_d = !in_quarter0(&c->info[ids[y]]);
-        if (zero && two_d && r == OUTCOME_BUDGET && left > 0)
+        if (zero && !one_band(c, ids + a, b - a) && r == OUTCOME_BUDGET && left > 0)
             r = run_plan(c, ids + a, b - a, plan_index(KIND_FILLS), 0, blame, flip, left / 8, &left, &band_slack),
             last = plan_index(KIND_FILLS);
         /* A part with no slack at all then gets its relays read as one
