@@ -1785,9 +1785,12 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
          * part is one the cuts or the skyline finish although no cut
          * splits the part itself (2-D walls, which refill, 1-D only,
          * cannot take). It can only pack; on a part with a little slack
-         * the runs after it need the eighth. */
+         * the runs after it need the eighth. A 1-D part gets half: its
+         * merged part goes to refill, whose restarts need the share, and
+         * the 1-D tilings the cuts take pack in the quick runs. */
         if (zero && r == OUTCOME_BUDGET && left > 0)
-            r = run_plan(c, ids + a, b - a, plan_index(KIND_RELAY), 0, blame, flip, left / 8, &left, &band_slack),
+            r = run_plan(c, ids + a, b - a, plan_index(KIND_RELAY), 0, blame, flip,
+                         one_band(c, ids + a, b - a) ? left / 2 : left / 8, &left, &band_slack),
             last = plan_index(KIND_RELAY);
         for (p = 0; tight && p < PLAN_LEN && r == OUTCOME_BUDGET && left > 0; p++)
             if (PLAN[p].kind == KIND_SKYLINE_BANDS)
