@@ -423,6 +423,21 @@ Test(search, the_strips_check_each_section_of_a_set)
                          "part of 206 nodes packed (run 21: skyline by bands, strips filled section by section");
 }
 
+/* Memory reused over time in 1-D (`gen --planted --heights full --walls
+ * --span 250 --tensors 1000 --seed 13`): no cut splits it, so its relays
+ * merged (on half of what the quick runs leave) go to refill, whose
+ * restarts keep the ties of the run that got furthest and draw anew only
+ * a window before where it stopped. Drawing every tie anew at each
+ * restart, on an eighth, it spent the budget and 64 tensors spilled. */
+Test(search, refill_restarts_keep_the_furthest_runs_ties)
+{
+    sba_planted_options p = planted_opts(13, 1000, "full", 250, 0);
+    p.walls = true;
+    char lines[4096];
+    planted_packs(&p, 0, lines);
+    cr_assert(strstr(lines, "part of 1000 nodes packed (run 19: relays merged") != NULL, "%s", lines);
+}
+
 /* A piece the strips do not cut goes to the skyline on its own sections,
  * only those where a maximal set of its nodes meet: the pieces of a side
  * of a cut span every section the other side's nodes start or end in. The

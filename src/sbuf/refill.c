@@ -26,8 +26,9 @@
  * finer split fits): the first ending node left takes others, then a set
  * of starters of the same sum (starters of the same size and end are the
  * same choice); a reduction that fails is a dead end at once. Depth first, in
- * time order, with restarts that redraw the order of equal sizes, within
- * the caller's budget; it only ever packs. Look-ahead: ending nodes that
+ * time order, with restarts that redraw the order of equal sizes near
+ * where the furthest run stopped, within the caller's budget; it only
+ * ever packs. Look-ahead: ending nodes that
  * the sums put in one run in every packing (no set holding one but not the
  * other sums to a sum of starters) must stay consecutive in the tree
  * restricted to them and the nodes that outlive the run, checked at every
@@ -111,7 +112,9 @@ typedef struct rf {
     uint32_t *fm, *fg_of, *fg_end, *chk_at, *chk;
     uint32_t nfg;
     uint64_t work, budget, visited;
-    uint64_t seed;          /* this run's ties (0: none) */
+    uint64_t *tie;          /* per boundary: the seed of this run's ties there (0: none) */
+    uint32_t depth;         /* the last boundary this run entered */
+    uint64_t to_depth;      /* the groups it had tried when it entered it */
     uint64_t run_start, run_limit; /* groups tried, at this run's start and at most in it */
     bool out;               /* budget spent */
     bool restart;           /* this run's limit reached */
@@ -658,6 +661,7 @@ static int next_group(rf *R, rf_search *F, uint32_t k, uint32_t root)
 static int boundary(rf *R, rf_search *F, uint32_t k, uint32_t root)
 {
     while (k < R->p->K && !R->nends[k]) k++;
+    if (k > R->depth) R->depth = k, R->to_depth = R->visited - R->run_start;
     if (k >= R->p->K) {
         F->final_root = root;
         return 1;
@@ -791,9 +795,10 @@ static int cmp_size_end(const void *a, const void *b)
 /* Sorts a boundary's nodes, largest first. Equal sizes are where a run
  * goes wrong (which of two slots of a size a starter takes shows only when
  * something beside it ends), so after the first run their order is drawn
- * from the run's seed: per node among ending ones, per size and end among
- * starting ones, which keeps identical starters together. */
-static bool sort_by_size_end(rf *R, uint32_t *ids, uint32_t n, bool ending)
+ * from the boundary's seed (next_ties): per node among ending ones, per
+ * size and end among starting ones, which keeps identical starters
+ * together. */
+static bool sort_by_size_end(rf *R, uint32_t *ids, uint32_t n, bool ending, uint64_t seed)
 {
     if (n < 2) return true;
     /* one scratch array for every sort of every run */
@@ -802,7 +807,7 @@ static bool sort_by_size_end(rf *R, uint32_t *ids, uint32_t n, bool ending)
     for (uint32_t x = 0; x < n; x++) {
         const sb_pack_node *nd = &R->p->nodes[ids[x]];
         uint64_t what = ending ? ids[x] : (uint64_t)nd->size * 0x100000001ull + nd->s1;
-        o[x] = (rf_order){nd->size, R->seed ? sba_mix64(R->seed ^ sba_mix64(what)) : 0, nd->s1, ids[x]};
+        o[x] = (rf_order){nd->size, seed ? sba_mix64(seed ^ sba_mix64(what)) : 0, nd->s1, ids[x]};
     }
     qsort(o, n, sizeof *o, cmp_size_end);
     for (uint32_t x = 0; x < n; x++) ids[x] = o[x].i;
@@ -845,6 +850,41 @@ static bool boundaries(rf *R)
     return true;
 }
 
+/* The ties of the next run. A run's ties are drawn boundary by boundary.
+ * The first DRAWN_RUNS draw them all anew, which is what a short budget
+ * (a padding's try) can use; after them those of the run that got
+ * furthest (the latest boundary entered, the last such run on a tie) are
+ * kept, as a SAT solver's restarts keep the phases of its variables: the
+ * next run takes them, drawn anew over a window of boundaries up to the
+ * one that run stopped at, of a width drawn at every scale, and its limit
+ * grows by the groups that run tried to get there; one run in eight still
+ * draws them all anew. */
+enum { DRAWN_RUNS = 128 };
+
+static void next_ties(rf *R, uint64_t *best, uint32_t *best_depth, uint64_t *best_to, uint64_t seed, uint64_t run)
+{
+    const uint32_t K = R->p->K;
+    if (R->depth >= *best_depth) {
+        memcpy(best, R->tie, ((size_t)K + 1) * sizeof *best);
+        *best_depth = R->depth, *best_to = R->to_depth;
+    }
+    sba_rng rng = {seed};
+    uint32_t lo = 0, hi = K;
+    if (run > DRAWN_RUNS && sba_rng_next(&rng) % 8) {
+        memcpy(R->tie, best, ((size_t)K + 1) * sizeof *best);
+        /* 1 to 2^b boundaries, b uniform in 0 .. log2 K */
+        uint32_t bits = 0;
+        while (bits < 31 && (1u << bits) < K) bits++;
+        const uint64_t draw = sba_rng_next(&rng);
+        const uint32_t span = 1u << (uint32_t)(sba_rng_next(&rng) % (bits + 1));
+        const uint32_t w = (uint32_t)(draw % span) + 1;
+        hi = *best_depth;
+        lo = hi > w ? hi - w : 0;
+    }
+    for (uint32_t k = lo; k <= hi && k <= K; k++) R->tie[k] = sba_rng_next(&rng) | 1;
+    R->work += K + 1;
+}
+
 int sb_refill_pack(const sb_pack_problem *p, sba_arena *ar, uint64_t budget, uint64_t *work, uint64_t *visited)
 {
     *work = *visited = 0;
@@ -860,19 +900,25 @@ int sb_refill_pack(const sb_pack_problem *p, sba_arena *ar, uint64_t budget, uin
     F.starts_used = sba_arena_array(ar, p->n, sizeof *F.starts_used);
     F.as = sba_arena_array(ar, p->n, sizeof *F.as);
     F.maxa = sba_arena_array(ar, (size_t)p->K + 1, sizeof *F.maxa);
-    if (!R.in_group || !R.pos || !F.ends_used || !F.starts_used || !F.as || !F.maxa) goto nomem;
+    R.tie = sba_arena_array(ar, (size_t)p->K + 1, sizeof *R.tie);
+    uint64_t *best_tie = sba_arena_array(ar, (size_t)p->K + 1, sizeof *best_tie);
+    uint32_t best_depth = 0;
+    uint64_t best_to = 0;
+    if (!R.tie || !best_tie || !R.in_group || !R.pos || !F.ends_used || !F.starts_used || !F.as || !F.maxa) goto nomem;
     /* runs with restarts: a run that tried more groups than its limit (an
-     * eighth of the nodes times Luby's sequence; a run without a dead end
-     * tries about one group per node, so the first runs only probe, and
-     * a long one comes every few) starts again with other ties */
+     * eighth of the nodes times Luby's sequence, plus what the furthest run
+     * tried to get as far; a run without a dead end tries about one group
+     * per node, so the first runs only probe, and a long one comes every
+     * few) starts again with other ties (next_ties) */
     for (uint64_t run = 1; result == SB_PACK_NONE && !R.out; run++) {
-        R.seed = run == 1 ? 0 : sba_mix64(p->seed + run);
-        R.run_start = R.visited, R.run_limit = ((uint64_t)p->n / 8 + 1) * sba_luby(run);
+        if (run > 1) next_ties(&R, best_tie, &best_depth, &best_to, sba_mix64(p->seed + run), run);
+        R.depth = 0, R.to_depth = 0;
+        R.run_start = R.visited, R.run_limit = (run > DRAWN_RUNS ? best_to : 0) + ((uint64_t)p->n / 8 + 1) * sba_luby(run);
         R.restart = false;
         R.nnd = R.nkid = R.nseq = R.nop = R.nhs = 0;
         for (uint32_t k = 0; k <= p->K; k++)
-            if (!sort_by_size_end(&R, R.starts[k], R.nstarts[k], false) ||
-                !sort_by_size_end(&R, R.ends[k], R.nends[k], true))
+            if (!sort_by_size_end(&R, R.starts[k], R.nstarts[k], false, R.tie[k]) ||
+                !sort_by_size_end(&R, R.ends[k], R.nends[k], true, R.tie[k]))
                 goto nomem;
         /* the first boundary: every starter in any order */
         for (uint32_t x = 0; x < R.nstarts[0]; x++) {
