@@ -420,7 +420,27 @@ Test(search, the_strips_alone_widen_their_bounds_step_by_step)
 Test(search, the_strips_check_each_section_of_a_set)
 {
     planted_packs_saying(2, 1000, "q:1,h:1,f:1", 166, 0,
-                         "part of 206 nodes packed (run 21: skyline by bands, strips filled section by section");
+                         "part of 206 nodes packed (run 21: strips by bands, filled section by section");
+}
+
+/* That run is the strips alone, on a quarter of what the quick runs
+ * leave: the skyline by bands that took half of an eighth after them
+ * repeated the quick run's (the same part, order and seed). The part of
+ * 1,000 nodes of this dense function (`gen --planted --heights q:1,h:1,f:1
+ * --span 166 --tensors 1000 --seed 3`) packs on it, its strips needing 306
+ * million units (half of the eighth: 91 tensors spilled), and the part of
+ * 762 nodes of the one of 2,000 tensors over 333 steps, seed 2 (the whole
+ * eighth: 66 spilled). */
+Test(search, the_strips_filled_section_by_section_get_a_quarter)
+{
+    planted_packs_saying(3, 1000, "q:1,h:1,f:1", 166, 0,
+                         "part of 1000 nodes packed (run 21: strips by bands, filled section by section");
+}
+
+Test(search, the_strips_filled_section_by_section_get_a_quarter_on_2000)
+{
+    planted_packs_saying(2, 2000, "q:1,h:1,f:1", 333, 0,
+                         "part of 762 nodes packed (run 21: strips by bands, filled section by section");
 }
 
 /* Memory reused over time in 1-D (`gen --planted --heights full --walls
@@ -456,13 +476,14 @@ Test(search, a_strips_leaf_searches_its_own_sections)
  * make (their subset sums), not only their total: on a dense planted 2-D
  * function (1,000 tensors over 166 steps) the sets of the right load it
  * then reaches within its first bounds include a cut of the part of 673
- * nodes, which the first run packs; by totals alone the sweep spent its
- * steps on sets whose groups could not fill, and 218 tensors spilled. */
+ * nodes, which the strips by bands pack (those filled section by section);
+ * by totals alone the sweep spent its steps on sets whose groups could not
+ * fill, and 218 tensors spilled. */
 Test(search, the_strips_read_the_subset_sums_left_in_a_group)
 {
     char lines[4096];
     planted_of_packs(12, 1000, "q:1,h:1,f:1", 166, 0, lines);
-    cr_assert(strstr(lines, "part of 673 nodes packed (run 1: skyline by bands") != NULL, "%s", lines);
+    cr_assert(strstr(lines, "part of 673 nodes packed (run 21: strips by bands") != NULL, "%s", lines);
 }
 
 /* The planted function at MiniMalloc's sizes (`tensors` over a third as

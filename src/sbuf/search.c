@@ -59,9 +59,9 @@
  * not pack searched by its orders, refill.c, on three quarters of what
  * is left); six greedy
  * runs (by area, start and end, and in MiniMalloc's three orders) and the
- * time sweeps. A 2-D part with no slack then gets the skyline by bands
- * again with its strips' sets checked section by section (strips.c,
- * Fills) on an eighth of what is left; a part with no slack a run on its relays
+ * time sweeps. A 2-D part with no slack then gets the strips by bands
+ * alone with their sets checked section by section (strips.c, Fills) on
+ * a quarter of what is left; a part with no slack a run on its relays
  * (relay.c: a node and the one of its size and options that starts where
  * it ends, each the only one of its kind there, read as one node) on an
  * eighth of what is left (a 1-D part, whose merged part refill takes, on
@@ -124,7 +124,7 @@ enum { MAX_OPTIONS = 4, OUTCOME_PACKED = 1, OUTCOME_INFEASIBLE = 2,
 /* The searches: by lowest floor with the greedy skip (can only pack), by
  * lowest floor, in address order (both complete); the time sweeps, the
  * skylines, the strips alone, the run on the relays, the strips with
- * the lightest sets first and the skyline by bands with its strips'
+ * the lightest sets first and the strips by bands with their sets'
  * sections filled (all pack only). */
 enum { KIND_GREEDY, KIND_FLOOR, KIND_ADDRESS, KIND_SWEEP, KIND_SWEEP_BACK, KIND_SKYLINE, KIND_SKYLINE_BANDS,
        KIND_STRIPS_WIDE, KIND_RELAY, KIND_STRIPS_LIGHT, KIND_FILLS };
@@ -1272,19 +1272,20 @@ static void perturb(order_key *key, sba_rng *rng)
  * cut first (strips.c); a 1-D tiling the cuts did not pack is searched by
  * its orders (refill.c), on three quarters of what is left (no cut splits
  * memory reused over time, and there the strips give up early); what is
- * left goes whole to the skyline. The run with wide bounds is the strips'
- * alone. Sets *pp->slack to 0 when it packs. */
-static int pack_problem(const sb_pack_problem *pp, sba_arena *ar, uint64_t budget, bool wide, uint64_t *work,
+ * left goes whole to the skyline. With `alone` (the runs with wide
+ * bounds, and the strips filled section by section) the strips have it
+ * all. Sets *pp->slack to 0 when it packs. */
+static int pack_problem(const sb_pack_problem *pp, sba_arena *ar, uint64_t budget, bool alone, uint64_t *work,
                         uint64_t *visited)
 {
-    int sr = sb_strips_pack(pp, ar->a, wide ? budget : budget / 2, work, visited);
-    if (sr != SB_PACK_PACKED && sr != SB_PACK_NOMEM && pp->Q == 1 && !pp->nfixed && !wide && *work < budget) {
+    int sr = sb_strips_pack(pp, ar->a, alone ? budget : budget / 2, work, visited);
+    if (sr != SB_PACK_PACKED && sr != SB_PACK_NOMEM && pp->Q == 1 && !pp->nfixed && !alone && *work < budget) {
         uint64_t w1 = 0, v1 = 0;
         sr = sb_refill_pack(pp, ar, (budget - *work) / 4 * 3, &w1, &v1);
         *work += w1, *visited += v1;
     }
     if (sr == SB_PACK_PACKED) *pp->slack = 0;
-    if (sr != SB_PACK_PACKED && sr != SB_PACK_NOMEM && !wide) {
+    if (sr != SB_PACK_PACKED && sr != SB_PACK_NOMEM && !alone) {
         uint64_t w2 = 0, v2 = 0;
         sr = sb_skyline_pack(pp, ar, *work < budget ? budget - *work : 0, &w2, &v2);
         *work += w2, *visited += v2;
@@ -1542,7 +1543,7 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
                 sr = merged ? pack_problem(&rp, ar, budget, false, &work, &visited) : SB_PACK_NONE;
                 if (sr == SB_PACK_PACKED) sb_relay_spread(&rp, of, &pp);
             } else {
-                sr = pack_problem(&pp, ar, budget, wide, &work, &visited);
+                sr = pack_problem(&pp, ar, budget, wide || kind == KIND_FILLS, &work, &visited);
             }
             if (kind == KIND_SKYLINE_BANDS) *slack = slack_cut ? SLACK_CUT : left_over;
         }
@@ -1771,14 +1772,17 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
          * 1-D functions of 350-700 tensors with 2-8 % of the tiling left
          * out, 22 of 32 pack this way, 14 on the quick run's share. */
         const bool tight = band_slack == 0 || band_slack == SLACK_CUT, zero = band_slack == 0;
-        /* A 2-D part with no slack then gets the skyline by bands again,
-         * its strips checking each section of a set as their sweep
-         * completes it (strips.c, Fills), on an eighth of what is left:
-         * dense parts, where most sets of a strip's load do not fill the
-         * quarters, are cut so; elsewhere the checks cost what the
-         * plain strips would spend on the sets. */
+        /* A 2-D part with no slack then gets the strips by bands again,
+         * checking each section of a set as their sweep completes it
+         * (strips.c, Fills), on a quarter of what is left: dense parts,
+         * where most sets of a strip's load do not fill the quarters, are
+         * cut so; elsewhere the checks cost what the plain strips would
+         * spend on the sets. The strips alone: the skyline by bands that
+         * took half of the run after them was the quick run's again (the
+         * same part, order and seed), which only went a little further;
+         * the strips of large dense parts need more than an eighth. */
         if (zero && !one_band(c, ids + a, b - a) && r == OUTCOME_BUDGET && left > 0)
-            r = run_plan(c, ids + a, b - a, plan_index(KIND_FILLS), 0, blame, flip, left / 8, &left, &band_slack),
+            r = run_plan(c, ids + a, b - a, plan_index(KIND_FILLS), 0, blame, flip, left / 4, &left, &band_slack),
             last = plan_index(KIND_FILLS);
         /* A part with no slack at all then gets its relays read as one
          * node each (relay.c), on an eighth of what is left: where memory
@@ -1862,7 +1866,7 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
         static const char *const kinds[] = {"greedy", "lowest-floor", "address-order", "time sweep",
                                             "time sweep backwards", "skyline", "skyline by bands",
                                             "strips alone", "relays merged", "strips, lightest sets first",
-                                            "skyline by bands, strips filled section by section"};
+                                            "strips by bands, filled section by section"};
         static const char *const orders[] = {"area", "start", "end", "W-A-T", "T-A-W", "T-W-A"};
         char how[96]; /* the strips alone have no order, but bounds */
         if (scale)
