@@ -130,3 +130,26 @@ Test(refill, packs_planted_functions_of_700_tensors_after_the_strips)
     planted_walls_pack(6, 700, "full", 0);
     planted_walls_pack(11, 700, "full", 0);
 }
+
+Test(refill, a_group_costs_the_depths_of_its_leaves_not_the_tree)
+{
+    /* a group's leaves are counted from the leaves up, a group the sums
+     * force is looked at below its lowest node, and not again while that
+     * node stands: these searches try the same groups (1,974-2,382) as
+     * when each walked the whole tree, at 218-277 units a group against
+     * 391-623 (the merged walls of 2,000 tensors, seed 1: the same 3.1
+     * million groups pack after 5.7e8 units against 2.9e9) */
+    static tiling t;
+    for (uint64_t seed = 1; seed <= 4; seed++) {
+        reuse_tiling(&t, seed, 200, 4096, 3);
+        sba_arena ar;
+        sba_arena_init(&ar, NULL);
+        uint64_t w = 0, v = 0;
+        int r = sb_refill_pack(&t.p, &ar, BUDGET, &w, &v);
+        sba_arena_free(&ar);
+        cr_assert_eq(r, SB_PACK_PACKED, "seed %llu", (unsigned long long)seed);
+        check_packing(&t);
+        cr_assert_lt(w, 300 * v, "seed %llu: %llu units over %llu groups", (unsigned long long)seed,
+                     (unsigned long long)w, (unsigned long long)v);
+    }
+}

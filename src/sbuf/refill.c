@@ -34,6 +34,16 @@
  * restricted to them and the nodes that outlive the run, checked at every
  * boundary once they have all started.
  *
+ * The tree the search is at keeps its parents (set for the nodes a group
+ * makes, undone on backtrack), so a group's leaves are counted from the
+ * leaves up, the rest of the tree unread: a reduction costs the leaves'
+ * depths and the degrees on the path it copies. A forced group is looked
+ * at below its lowest node: first in the tree itself (consecutive there,
+ * it is in any restriction), restricted only where it is not, and there
+ * only the nodes holding some of it are rebuilt; and not again while that
+ * node stands (trees are never changed, so the same node means the same
+ * subtree).
+ *
  * The packing is read back from the last tree: its frontier in the kept
  * order is the last boundary's order, and going back over the groups, each
  * group's tree as reduced (kept, as trees are never changed but copied along
@@ -44,8 +54,9 @@
  * appears in, which is checked.
  *
  * Requires: nothing (a problem built by search.c). Produces: an address and
- * option per node. Complexity: O(live nodes) per group and boundary when
- * nothing is undone; exponential in the worst case, bounded by the budget. */
+ * option per node. Complexity: per group, its leaves' depths and the
+ * degrees of the nodes it copies (O(live nodes) at most) when nothing is
+ * undone; exponential in the worst case, bounded by the budget. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,7 +78,10 @@ typedef struct pq_node {
     uint32_t n, first;      /* children: kid[first .. first + n) */
     uint32_t leaf;          /* a leaf: the problem's node */
     uint32_t leaves;        /* leaves below */
+    uint32_t last;          /* the last section a leaf below is live in */
     uint32_t stamp, full;   /* the current group's leaves below, when stamp is the epoch */
+    uint32_t up;            /* the parent, in the tree the search is at */
+    uint64_t born;          /* its number among the nodes made (ids are used again, this never) */
     int64_t key;            /* reading back: the least position of a leaf below */
 } pq_node;
 
@@ -99,6 +113,11 @@ typedef struct rf {
     uint32_t nhs, caphs;
     uint32_t *in_group;     /* per problem node: the epoch it is in the group being reduced */
     uint32_t epoch, gsize;
+    uint32_t *leaf_of;      /* per problem node: its leaf, once it has started */
+    uint32_t counted;       /* nodes below this id are the tree's, counted from the leaves up */
+    uint32_t *trail;        /* (node, its parent before) pairs, undone on backtrack */
+    uint32_t ntrail, captrail;
+    uint64_t made;          /* nodes made */
     uint32_t **ends, **starts; /* per boundary k: nodes with s1 == k - 1 and s0 == k */
     uint32_t *nends, *nstarts;
     uint32_t *pos;          /* reading back: each node's place in the order after */
@@ -111,6 +130,8 @@ typedef struct rf {
      * their last member's start, from chk_at[k] when boundary k is done */
     uint32_t *fm, *fg_of, *fg_end, *chk_at, *chk;
     uint32_t nfg;
+    uint32_t *ok_top;       /* per group the sums force: the lowest node holding it, last found able */
+    uint64_t *ok_born;      /* to keep it consecutive, and when that node was made */
     uint64_t work, budget, visited;
     uint64_t *tie;          /* per boundary: the seed of this run's ties there (0: none) */
     uint32_t depth;         /* the last boundary this run entered */
@@ -144,8 +165,12 @@ static uint32_t make(rf *R, uint8_t kind, uint32_t a)
         !sba_arena_grow(R->ar, (void **)&R->kid, &R->capkid, R->nkid + n, sizeof *R->kid))
         return NO_NODE;
     pq_node *x = &R->nd[R->nnd];
-    *x = (pq_node){.kind = kind, .n = n, .first = R->nkid};
-    for (uint32_t i = 0; i < n; i++) x->leaves += R->nd[R->seq[a + i]].leaves;
+    *x = (pq_node){.kind = kind, .n = n, .first = R->nkid, .up = NO_NODE, .born = ++R->made};
+    for (uint32_t i = 0; i < n; i++) {
+        const pq_node *y = &R->nd[R->seq[a + i]];
+        x->leaves += y->leaves;
+        if (y->last > x->last) x->last = y->last;
+    }
     memcpy(R->kid + R->nkid, R->seq + a, n * sizeof *R->kid);
     R->nkid += n;
     R->nseq = a;
@@ -156,18 +181,22 @@ static uint32_t make(rf *R, uint8_t kind, uint32_t a)
 static uint32_t make_leaf(rf *R, uint32_t i)
 {
     if (!sba_arena_grow(R->ar, (void **)&R->nd, &R->capnd, R->nnd + 1, sizeof *R->nd)) return NO_NODE;
-    R->nd[R->nnd] = (pq_node){.kind = PQ_LEAF, .leaf = i, .leaves = 1};
+    R->nd[R->nnd] = (pq_node){
+        .kind = PQ_LEAF, .leaf = i, .leaves = 1, .last = R->p->nodes[i].s1, .up = NO_NODE, .born = ++R->made};
+    R->leaf_of[i] = R->nnd;
     return R->nnd++;
 }
 
 /* ---- reduction --------------------------------------------------------- */
 
-/* The group's leaves below x (memoized for this epoch). */
+/* The group's leaves below x (memoized for this epoch). In the tree the
+ * search is at, once count_up has counted them, a node not marked has none. */
 static uint32_t full_below(rf *R, uint32_t x)
 {
     pq_node *v = &R->nd[x];
     R->work++; /* every call a step; a count worked out (once per node and group) one more */
     if (v->stamp == R->epoch) return v->full;
+    if (x < R->counted) return 0;
     R->work++;
     uint32_t f = 0;
     if (v->kind == PQ_LEAF) f = R->in_group[v->leaf] == R->epoch;
@@ -353,6 +382,57 @@ static void begin_group(rf *R, const uint32_t *ids, uint32_t n)
     for (uint32_t x = 0; x < n; x++) R->in_group[ids[x]] = R->epoch;
 }
 
+/* Counts the group's leaves below every node of the tree the search is at
+ * by walking up from each (every other node of it has none), in the
+ * leaves' depths rather than the tree's size; the lowest node holding the
+ * whole group, or NO_NODE when the walks do not meet. */
+static uint32_t count_up(rf *R, const uint32_t *ids, uint32_t n)
+{
+    R->counted = R->nnd;
+    uint32_t top = NO_NODE;
+    for (uint32_t x = 0; x < n; x++)
+        for (uint32_t y = R->leaf_of[ids[x]]; y != NO_NODE; y = R->nd[y].up) {
+            pq_node *v = &R->nd[y];
+            R->work++;
+            if (v->stamp != R->epoch) v->stamp = R->epoch, v->full = 0;
+            if (++v->full == n && top == NO_NODE) top = y;
+        }
+    return top;
+}
+
+/* Sets the parents below the tree's new root: the nodes made since `mark`
+ * are its children's parents; the parents they had are kept on the trail. */
+static bool adopt(rf *R, uint32_t root, uint32_t mark)
+{
+    if (!sba_arena_grow(R->ar, (void **)&R->trail, &R->captrail, R->ntrail + 2, sizeof *R->trail)) return false;
+    R->trail[R->ntrail++] = root, R->trail[R->ntrail++] = R->nd[root].up;
+    R->nd[root].up = NO_NODE;
+    uint32_t a = R->nseq; /* seq as a stack of the new nodes to visit */
+    if (root >= mark && R->nd[root].kind != PQ_LEAF && !push(R, root)) return false;
+    while (R->nseq > a) {
+        const uint32_t x = R->seq[--R->nseq], n = R->nd[x].n;
+        if (!sba_arena_grow(R->ar, (void **)&R->trail, &R->captrail, R->ntrail + 2 * (size_t)n, sizeof *R->trail))
+            return false;
+        R->work += n;
+        for (uint32_t c = 0; c < n; c++) {
+            const uint32_t y = kid(R, x, c);
+            R->trail[R->ntrail++] = y, R->trail[R->ntrail++] = R->nd[y].up;
+            R->nd[y].up = x;
+            if (y >= mark && R->nd[y].kind != PQ_LEAF && !push(R, y)) return false;
+        }
+    }
+    return true;
+}
+
+/* Undoes the parents set since the trail was at `mark`. */
+static void unadopt(rf *R, uint32_t mark)
+{
+    while (R->ntrail > mark) {
+        R->ntrail -= 2;
+        R->nd[R->trail[R->ntrail]].up = R->trail[R->ntrail + 1];
+    }
+}
+
 /* Makes the group (in_group at this epoch, gsize leaves) consecutive in the
  * tree `root` and replaces it by `fresh`: *root_b is the tree reduced, with
  * the run as a block; *root_h the tree after. 0 when it cannot be, -1 out
@@ -483,6 +563,10 @@ static bool forced_groups(rf *R)
     }
     R->fg_of[nfg] = nfm;
     R->nfg = nfg;
+    R->ok_top = sba_arena_array(R->ar, (size_t)nfg + 1, sizeof *R->ok_top);
+    R->ok_born = sba_arena_array(R->ar, (size_t)nfg + 1, sizeof *R->ok_born);
+    if (!R->ok_top || !R->ok_born) return false;
+    for (uint32_t g = 0; g < nfg; g++) R->ok_top[g] = NO_NODE, R->ok_born[g] = 0;
     /* by the boundary their last member starts at */
     for (uint32_t g = 0; g < nfg; g++) {
         uint32_t born = 0;
@@ -509,8 +593,12 @@ static uint32_t restrict_tree(rf *R, uint32_t x, uint32_t end)
 {
     const pq_node v = R->nd[x];
     R->work++;
-    if (v.kind == PQ_LEAF)
-        return R->in_group[v.leaf] == R->epoch || R->p->nodes[v.leaf].s1 + 1 > end ? x : NO_NODE;
+    /* below x, counted from the leaves up: none of the group's leaves (x
+     * stays whole while a leaf below outlives `end`, the reduction taking
+     * it as one), or only the group's */
+    const uint32_t f = v.stamp == R->epoch ? v.full : 0;
+    if (f == 0) return v.last + 1 > end ? x : NO_NODE;
+    if (f == v.leaves) return x;
     uint32_t a = R->nseq;
     for (uint32_t c = 0; c < v.n; c++) {
         uint32_t y = restrict_tree(R, kid(R, x, c), end);
@@ -529,12 +617,27 @@ static int look_ahead(rf *R, uint32_t k, uint32_t root)
         const uint32_t g = R->chk[c];
         if (R->fg_end[g] <= k) continue;
         const uint32_t mark_nd = R->nnd, mark_kid = R->nkid, mark_seq = R->nseq;
-        begin_group(R, R->fm + R->fg_of[g], R->fg_of[g + 1] - R->fg_of[g]);
-        uint32_t small = restrict_tree(R, root, R->fg_end[g]), rb, rh;
-        if (R->ar->failed) return -1;
-        int r = small == NO_NODE ? 0 : replace_group(R, small, small, &rb, &rh);
+        const uint32_t *members = R->fm + R->fg_of[g], n = R->fg_of[g + 1] - R->fg_of[g];
+        begin_group(R, members, n);
+        /* the lowest node holding the group is all that can keep it apart;
+         * where the group can be consecutive in the tree itself, it can
+         * without the nodes that end first, and only otherwise is that
+         * node's subtree restricted to the others */
+        uint32_t top = count_up(R, members, n), rb, rh;
+        /* that node unchanged since it last could (nodes are never
+         * changed, but made anew), it still can */
+        if (top != NO_NODE && R->ok_top[g] == top && R->ok_born[g] == R->nd[top].born) continue;
+        int r = top == NO_NODE ? 0 : rebuild_top(R, top, top, &rb, &rh);
         R->nnd = mark_nd, R->nkid = mark_kid, R->nseq = mark_seq;
-        if (r <= 0) return r;
+        if (r < 0) return r;
+        if (r == 0) {
+            uint32_t small = restrict_tree(R, top != NO_NODE ? top : root, R->fg_end[g]);
+            if (R->ar->failed) return -1;
+            r = small == NO_NODE ? 0 : replace_group(R, small, small, &rb, &rh);
+            R->nnd = mark_nd, R->nkid = mark_kid, R->nseq = mark_seq;
+            if (r <= 0) return r;
+        }
+        if (top != NO_NODE) R->ok_top[g] = top, R->ok_born[g] = R->nd[top].born;
     }
     return 1;
 }
@@ -558,8 +661,9 @@ static int apply_group(rf *R, rf_search *F, uint32_t k, uint32_t root, uint32_t 
 {
     if (++R->visited - R->run_start > R->run_limit) R->restart = true;
     if (!charge(R, 1)) return 0;
-    const uint32_t mark_nd = R->nnd, mark_kid = R->nkid, mark_seq = R->nseq;
+    const uint32_t mark_nd = R->nnd, mark_kid = R->nkid, mark_seq = R->nseq, mark_trail = R->ntrail;
     begin_group(R, F->as + a0, F->nas - a0);
+    count_up(R, F->as + a0, F->nas - a0);
     uint32_t a = R->nseq;
     for (uint32_t x = h0; x < R->nhs; x++) {
         uint32_t leaf = make_leaf(R, R->hs[x]);
@@ -569,12 +673,13 @@ static int apply_group(rf *R, rf_search *F, uint32_t k, uint32_t root, uint32_t 
     if (fresh == NO_NODE) return -1;
     int r = replace_group(R, root, fresh, &root_b, &root_h);
     if (r == 1) {
+        if (!adopt(R, root_h, mark_nd)) return -1;
         if (!sba_arena_grow(R->ar, (void **)&R->op, &R->capop, R->nop + 1, sizeof *R->op)) return -1;
         R->op[R->nop++] = (rf_op){root_b, h0, R->nhs};
         r = next_group(R, F, k, root_h);
         if (r != 1) R->nop--;
     }
-    if (r == 0) R->nnd = mark_nd, R->nkid = mark_kid, R->nseq = mark_seq;
+    if (r == 0) unadopt(R, mark_trail), R->nnd = mark_nd, R->nkid = mark_kid, R->nseq = mark_seq;
     return r;
 }
 
@@ -895,6 +1000,7 @@ int sb_refill_pack(const sb_pack_problem *p, sba_arena *ar, uint64_t budget, uin
     if (!boundaries(&R)) goto done;
     if (!forced_groups(&R)) goto nomem;
     R.in_group = sba_arena_array(ar, p->n, sizeof *R.in_group);
+    R.leaf_of = sba_arena_array(ar, p->n, sizeof *R.leaf_of);
     R.pos = sba_arena_array(ar, p->n, sizeof *R.pos);
     F.ends_used = sba_arena_array(ar, p->n, sizeof *F.ends_used);
     F.starts_used = sba_arena_array(ar, p->n, sizeof *F.starts_used);
@@ -904,7 +1010,7 @@ int sb_refill_pack(const sb_pack_problem *p, sba_arena *ar, uint64_t budget, uin
     uint64_t *best_tie = sba_arena_array(ar, (size_t)p->K + 1, sizeof *best_tie);
     uint32_t best_depth = 0;
     uint64_t best_to = 0;
-    if (!R.tie || !best_tie || !R.in_group || !R.pos || !F.ends_used || !F.starts_used || !F.as || !F.maxa) goto nomem;
+    if (!R.tie || !best_tie || !R.in_group || !R.leaf_of || !R.pos || !F.ends_used || !F.starts_used || !F.as || !F.maxa) goto nomem;
     /* runs with restarts: a run that tried more groups than its limit (an
      * eighth of the nodes times Luby's sequence, plus what the furthest run
      * tried to get as far; a run without a dead end tries about one group
@@ -915,7 +1021,7 @@ int sb_refill_pack(const sb_pack_problem *p, sba_arena *ar, uint64_t budget, uin
         R.depth = 0, R.to_depth = 0;
         R.run_start = R.visited, R.run_limit = (run > DRAWN_RUNS ? best_to : 0) + ((uint64_t)p->n / 8 + 1) * sba_luby(run);
         R.restart = false;
-        R.nnd = R.nkid = R.nseq = R.nop = R.nhs = 0;
+        R.nnd = R.nkid = R.nseq = R.nop = R.nhs = R.ntrail = R.counted = 0;
         for (uint32_t k = 0; k <= p->K; k++)
             if (!sort_by_size_end(&R, R.starts[k], R.nstarts[k], false, R.tie[k]) ||
                 !sort_by_size_end(&R, R.ends[k], R.nends[k], true, R.tie[k]))
@@ -926,7 +1032,7 @@ int sb_refill_pack(const sb_pack_problem *p, sba_arena *ar, uint64_t budget, uin
             if (leaf == NO_NODE || !push(&R, leaf)) goto nomem;
         }
         uint32_t root = make(&R, PQ_P, 0);
-        if (root == NO_NODE) goto nomem;
+        if (root == NO_NODE || !adopt(&R, root, 0)) goto nomem;
         for (uint32_t x = 0; x < R.nstarts[0]; x++) F.starts_used[R.starts[0][x]] = 1;
         int r = look_ahead(&R, 0, root);
         if (r == 1) r = boundary(&R, &F, 1, root);
