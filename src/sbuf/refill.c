@@ -39,10 +39,11 @@
  * leaves up, the rest of the tree unread: a reduction costs the leaves'
  * depths and the degrees on the path it copies. A forced group is looked
  * at below its lowest node: first in the tree itself (consecutive there,
- * it is in any restriction), restricted only where it is not, and there
- * only the nodes holding some of it are rebuilt; and not again while that
- * node stands (trees are never changed, so the same node means the same
- * subtree).
+ * it is in any restriction), reading only the nodes holding some of it and
+ * their places, as count_up links them; restricted only where it is not,
+ * and there only the nodes holding some of it are rebuilt; and not again
+ * while that node stands (trees are never changed, so the same node means
+ * the same subtree).
  *
  * The packing is read back from the last tree: its frontier in the kept
  * order is the last boundary's order, and going back over the groups, each
@@ -81,6 +82,9 @@ typedef struct pq_node {
     uint32_t last;          /* the last section a leaf below is live in */
     uint32_t stamp, full;   /* the current group's leaves below, when stamp is the epoch */
     uint32_t up;            /* the parent, in the tree the search is at */
+    uint32_t at;            /* and its place among the parent's children */
+    uint32_t head, next;    /* count_up: the first child holding some of the group; the next such sibling */
+    uint32_t linked;        /* count_up: the epoch it was linked to its parent's such children */
     uint64_t born;          /* its number among the nodes made (ids are used again, this never) */
     int64_t key;            /* reading back: the least position of a leaf below */
 } pq_node;
@@ -384,8 +388,10 @@ static void begin_group(rf *R, const uint32_t *ids, uint32_t n)
 
 /* Counts the group's leaves below every node of the tree the search is at
  * by walking up from each (every other node of it has none), in the
- * leaves' depths rather than the tree's size; the lowest node holding the
- * whole group, or NO_NODE when the walks do not meet. */
+ * leaves' depths rather than the tree's size, and links every node holding
+ * some to its parent's list of such children (can_gather reads them); the
+ * lowest node holding the whole group, or NO_NODE when the walks do not
+ * meet. */
 static uint32_t count_up(rf *R, const uint32_t *ids, uint32_t n)
 {
     R->counted = R->nnd;
@@ -394,42 +400,105 @@ static uint32_t count_up(rf *R, const uint32_t *ids, uint32_t n)
         for (uint32_t y = R->leaf_of[ids[x]]; y != NO_NODE; y = R->nd[y].up) {
             pq_node *v = &R->nd[y];
             R->work++;
-            if (v->stamp != R->epoch) v->stamp = R->epoch, v->full = 0;
+            if (v->stamp != R->epoch) v->stamp = R->epoch, v->full = 0, v->head = NO_NODE;
             if (++v->full == n && top == NO_NODE) top = y;
+            if (v->linked == R->epoch || v->up == NO_NODE) continue;
+            v->linked = R->epoch;
+            pq_node *u = &R->nd[v->up];
+            if (u->stamp != R->epoch) u->stamp = R->epoch, u->full = 0, u->head = NO_NODE;
+            v->next = u->head, u->head = y;
         }
     return top;
+}
+
+/* Whether partial node x of the tree the search is at (count_up done) can
+ * have the group's leaves below it at one end, as singly_partial would
+ * make them: only its children holding some are read. */
+static bool can_end(rf *R, uint32_t x)
+{
+    const pq_node *v = &R->nd[x];
+    uint32_t partial = NO_NODE, lo = UINT32_MAX, hi = 0, held = 0;
+    for (uint32_t y = v->head; y != NO_NODE; y = R->nd[y].next) {
+        const pq_node *w = &R->nd[y];
+        R->work++;
+        held++;
+        if (w->full < w->leaves) {
+            if (partial != NO_NODE) return false;
+            partial = y;
+        }
+        if (w->at < lo) lo = w->at;
+        if (w->at > hi) hi = w->at;
+    }
+    if (v->kind == PQ_Q) {
+        /* one run, at an end, the partial one (if any) at its inner end */
+        if (hi - lo + 1 != held) return false;
+        const bool inner_lo = partial == NO_NODE || R->nd[partial].at == lo;
+        const bool inner_hi = partial == NO_NODE || R->nd[partial].at == hi;
+        if (!((hi == v->n - 1 && inner_lo) || (lo == 0 && inner_hi))) return false;
+    }
+    return partial == NO_NODE || can_end(R, partial);
+}
+
+/* Whether the group can be one run below x, the lowest node of the tree
+ * the search is at holding all of it (count_up done), as rebuild_top would
+ * make it: only the nodes holding some of it are read. */
+static bool can_gather(rf *R, uint32_t x)
+{
+    const pq_node *v = &R->nd[x];
+    if (v->full == v->leaves) return true;
+    uint32_t part[2], np = 0, lo = UINT32_MAX, hi = 0, held = 0;
+    for (uint32_t y = v->head; y != NO_NODE; y = R->nd[y].next) {
+        const pq_node *w = &R->nd[y];
+        R->work++;
+        held++;
+        if (w->at < lo) lo = w->at;
+        if (w->at > hi) hi = w->at;
+        if (w->full == w->leaves) continue;
+        if (np == 2) return false;
+        part[np++] = y;
+    }
+    if (v->kind == PQ_Q) {
+        /* one run, its partial ones (if any) at its ends */
+        if (hi - lo + 1 != held) return false;
+        for (uint32_t i = 0; i < np; i++)
+            if (R->nd[part[i]].at != lo && R->nd[part[i]].at != hi) return false;
+    }
+    for (uint32_t i = 0; i < np; i++)
+        if (!can_end(R, part[i])) return false;
+    return true;
 }
 
 /* Sets the parents below the tree's new root: the nodes made since `mark`
  * are its children's parents; the parents they had are kept on the trail. */
 static bool adopt(rf *R, uint32_t root, uint32_t mark)
 {
-    if (!sba_arena_grow(R->ar, (void **)&R->trail, &R->captrail, R->ntrail + 2, sizeof *R->trail)) return false;
-    R->trail[R->ntrail++] = root, R->trail[R->ntrail++] = R->nd[root].up;
+    if (!sba_arena_grow(R->ar, (void **)&R->trail, &R->captrail, R->ntrail + 3, sizeof *R->trail)) return false;
+    R->trail[R->ntrail++] = root, R->trail[R->ntrail++] = R->nd[root].up, R->trail[R->ntrail++] = R->nd[root].at;
     R->nd[root].up = NO_NODE;
     uint32_t a = R->nseq; /* seq as a stack of the new nodes to visit */
     if (root >= mark && R->nd[root].kind != PQ_LEAF && !push(R, root)) return false;
     while (R->nseq > a) {
         const uint32_t x = R->seq[--R->nseq], n = R->nd[x].n;
-        if (!sba_arena_grow(R->ar, (void **)&R->trail, &R->captrail, R->ntrail + 2 * (size_t)n, sizeof *R->trail))
+        if (!sba_arena_grow(R->ar, (void **)&R->trail, &R->captrail, R->ntrail + 3 * (size_t)n, sizeof *R->trail))
             return false;
         R->work += n;
         for (uint32_t c = 0; c < n; c++) {
             const uint32_t y = kid(R, x, c);
-            R->trail[R->ntrail++] = y, R->trail[R->ntrail++] = R->nd[y].up;
-            R->nd[y].up = x;
+            R->trail[R->ntrail++] = y, R->trail[R->ntrail++] = R->nd[y].up, R->trail[R->ntrail++] = R->nd[y].at;
+            R->nd[y].up = x, R->nd[y].at = c;
             if (y >= mark && R->nd[y].kind != PQ_LEAF && !push(R, y)) return false;
         }
     }
     return true;
 }
 
-/* Undoes the parents set since the trail was at `mark`. */
+/* Undoes the parents (and places) set since the trail was at `mark`. */
 static void unadopt(rf *R, uint32_t mark)
 {
     while (R->ntrail > mark) {
-        R->ntrail -= 2;
-        R->nd[R->trail[R->ntrail]].up = R->trail[R->ntrail + 1];
+        R->ntrail -= 3;
+        pq_node *v = &R->nd[R->trail[R->ntrail]];
+        v->up = R->trail[R->ntrail + 1], v->at = R->trail[R->ntrail + 2];
     }
 }
 
@@ -620,20 +689,18 @@ static int look_ahead(rf *R, uint32_t k, uint32_t root)
         const uint32_t *members = R->fm + R->fg_of[g], n = R->fg_of[g + 1] - R->fg_of[g];
         begin_group(R, members, n);
         /* the lowest node holding the group is all that can keep it apart;
-         * where the group can be consecutive in the tree itself, it can
-         * without the nodes that end first, and only otherwise is that
-         * node's subtree restricted to the others */
+         * where the group can be consecutive in the tree itself (read
+         * where it has leaves), it can without the nodes that end first,
+         * and only otherwise is that node's subtree restricted to the
+         * others */
         uint32_t top = count_up(R, members, n), rb, rh;
         /* that node unchanged since it last could (nodes are never
          * changed, but made anew), it still can */
         if (top != NO_NODE && R->ok_top[g] == top && R->ok_born[g] == R->nd[top].born) continue;
-        int r = top == NO_NODE ? 0 : rebuild_top(R, top, top, &rb, &rh);
-        R->nnd = mark_nd, R->nkid = mark_kid, R->nseq = mark_seq;
-        if (r < 0) return r;
-        if (r == 0) {
+        if (top == NO_NODE || !can_gather(R, top)) {
             uint32_t small = restrict_tree(R, top != NO_NODE ? top : root, R->fg_end[g]);
             if (R->ar->failed) return -1;
-            r = small == NO_NODE ? 0 : replace_group(R, small, small, &rb, &rh);
+            int r = small == NO_NODE ? 0 : replace_group(R, small, small, &rb, &rh);
             R->nnd = mark_nd, R->nkid = mark_kid, R->nseq = mark_seq;
             if (r <= 0) return r;
         }
