@@ -411,32 +411,40 @@ static uint32_t count_up(rf *R, const uint32_t *ids, uint32_t n)
     return top;
 }
 
+/* The children of x that hold some of the group (count_up's links): how
+ * many, the least and greatest of their places, and the partial ones in
+ * part[0 .. *np); UINT32_MAX when more than `most` are partial. */
+static uint32_t held_below(rf *R, uint32_t x, uint32_t *lo, uint32_t *hi, uint32_t *part, uint32_t *np, uint32_t most)
+{
+    uint32_t held = 0;
+    *lo = UINT32_MAX, *hi = 0, *np = 0;
+    for (uint32_t y = R->nd[x].head; y != NO_NODE; y = R->nd[y].next) {
+        const pq_node *w = &R->nd[y];
+        R->work++;
+        held++;
+        if (w->at < *lo) *lo = w->at;
+        if (w->at > *hi) *hi = w->at;
+        if (w->full == w->leaves) continue;
+        if (*np == most) return UINT32_MAX;
+        part[(*np)++] = y;
+    }
+    return held;
+}
+
 /* Whether partial node x of the tree the search is at (count_up done) can
  * have the group's leaves below it at one end, as singly_partial would
  * make them: only its children holding some are read. */
 static bool can_end(rf *R, uint32_t x)
 {
-    const pq_node *v = &R->nd[x];
-    uint32_t partial = NO_NODE, lo = UINT32_MAX, hi = 0, held = 0;
-    for (uint32_t y = v->head; y != NO_NODE; y = R->nd[y].next) {
-        const pq_node *w = &R->nd[y];
-        R->work++;
-        held++;
-        if (w->full < w->leaves) {
-            if (partial != NO_NODE) return false;
-            partial = y;
-        }
-        if (w->at < lo) lo = w->at;
-        if (w->at > hi) hi = w->at;
-    }
-    if (v->kind == PQ_Q) {
+    uint32_t lo, hi, part[1] = {NO_NODE}, np, held = held_below(R, x, &lo, &hi, part, &np, 1);
+    if (held == UINT32_MAX) return false;
+    if (R->nd[x].kind == PQ_Q) {
         /* one run, at an end, the partial one (if any) at its inner end */
         if (hi - lo + 1 != held) return false;
-        const bool inner_lo = partial == NO_NODE || R->nd[partial].at == lo;
-        const bool inner_hi = partial == NO_NODE || R->nd[partial].at == hi;
-        if (!((hi == v->n - 1 && inner_lo) || (lo == 0 && inner_hi))) return false;
+        const bool inner_lo = np == 0 || R->nd[part[0]].at == lo, inner_hi = np == 0 || R->nd[part[0]].at == hi;
+        if (!((hi == R->nd[x].n - 1 && inner_lo) || (lo == 0 && inner_hi))) return false;
     }
-    return partial == NO_NODE || can_end(R, partial);
+    return np == 0 || can_end(R, part[0]);
 }
 
 /* Whether the group can be one run below x, the lowest node of the tree
@@ -444,20 +452,10 @@ static bool can_end(rf *R, uint32_t x)
  * make it: only the nodes holding some of it are read. */
 static bool can_gather(rf *R, uint32_t x)
 {
-    const pq_node *v = &R->nd[x];
-    if (v->full == v->leaves) return true;
-    uint32_t part[2], np = 0, lo = UINT32_MAX, hi = 0, held = 0;
-    for (uint32_t y = v->head; y != NO_NODE; y = R->nd[y].next) {
-        const pq_node *w = &R->nd[y];
-        R->work++;
-        held++;
-        if (w->at < lo) lo = w->at;
-        if (w->at > hi) hi = w->at;
-        if (w->full == w->leaves) continue;
-        if (np == 2) return false;
-        part[np++] = y;
-    }
-    if (v->kind == PQ_Q) {
+    if (R->nd[x].full == R->nd[x].leaves) return true;
+    uint32_t lo, hi, part[2] = {NO_NODE, NO_NODE}, np, held = held_below(R, x, &lo, &hi, part, &np, 2);
+    if (held == UINT32_MAX) return false;
+    if (R->nd[x].kind == PQ_Q) {
         /* one run, its partial ones (if any) at its ends */
         if (hi - lo + 1 != held) return false;
         for (uint32_t i = 0; i < np; i++)
