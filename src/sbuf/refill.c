@@ -119,7 +119,7 @@ typedef struct rf {
     uint32_t epoch, gsize;
     uint32_t *leaf_of;      /* per problem node: its leaf, once it has started */
     uint32_t counted;       /* nodes below this id are the tree's, counted from the leaves up */
-    uint32_t *trail;        /* (node, its parent before) pairs, undone on backtrack */
+    uint32_t *trail;        /* (node, its parent and place before) triples, undone on backtrack */
     uint32_t ntrail, captrail;
     uint64_t made;          /* nodes made */
     uint32_t **ends, **starts; /* per boundary k: nodes with s1 == k - 1 and s0 == k */
@@ -1075,7 +1075,9 @@ int sb_refill_pack(const sb_pack_problem *p, sba_arena *ar, uint64_t budget, uin
     uint64_t *best_tie = sba_arena_array(ar, (size_t)p->K + 1, sizeof *best_tie);
     uint32_t best_depth = 0;
     uint64_t best_to = 0;
-    if (!R.tie || !best_tie || !R.in_group || !R.leaf_of || !R.pos || !F.ends_used || !F.starts_used || !F.as || !F.maxa) goto nomem;
+    if (!R.tie || !best_tie || !R.in_group || !R.leaf_of || !R.pos || !F.ends_used || !F.starts_used || !F.as ||
+        !F.maxa)
+        goto nomem;
     /* runs with restarts: a run that tried more groups than its limit (an
      * eighth of the nodes times Luby's sequence, plus what the furthest run
      * tried to get as far; a run without a dead end tries about one group
