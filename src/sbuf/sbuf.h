@@ -262,6 +262,13 @@ typedef struct sb_pack_problem {
     bool section_fills;       /* strips: a 2-D strip's set checked section by section (strips.c, Fills) */
     int64_t *guide_at;        /* unless NULL, a packing the skyline follows: each node's address */
     uint32_t *guide_opt;      /* and option (identical nodes may trade places in it) */
+    /* unless NULL (1-D): the free bytes of each of the raw_K sections time
+     * is cut into at every end point, before sb_kept_sections kept K of
+     * them, and its rank (raw_rank[r]: the kept sections before raw section
+     * r): where the padding reads holes (strips.c) */
+    const int64_t *raw_room;
+    const uint32_t *raw_rank;
+    uint32_t raw_K;
 } sb_pack_problem;
 enum { SB_PACK_PACKED = 1, SB_PACK_NONE = 0, SB_PACK_BUDGET = 3, SB_PACK_NOMEM = -1 };
 /* Searches for a packing, bottom-left, with restarts, within `budget` work

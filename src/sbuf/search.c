@@ -1510,6 +1510,18 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
         }
         sb_pack_problem pp = {.K = S.K, .Q = S.Q, .n = nn, .nfixed = S.nfixed, .nodes = pn, .fixed = S.fixed,
                               .cap = S.cap, .align = S.align, .seed = 0x5b1a5eedull + mode, .off = S.off, .opt = S.opt};
+        if (S.Q == 1 && !S.nfixed) {
+            /* the room of every raw section: holes that end and start a
+             * few points apart are read apart (strips.c, Slack) */
+            int64_t *room = sba_arena_array(ar, u, sizeof *room);
+            if (!room) return -1;
+            for (uint32_t x = 0; x < n; x++)
+                if (!c->info[ids[x]].precoloured)
+                    room[raw0[x]] += c->info[ids[x]].bytes, room[raw1[x] + 1] -= c->info[ids[x]].bytes;
+            int64_t load = 0;
+            for (uint32_t x = 0; x + 1 < u; x++) load += room[x], room[x] = S.cap - load;
+            pp.raw_room = room, pp.raw_rank = rank, pp.raw_K = u - 1;
+        }
         uint64_t work = 0, visited = 0;
         int64_t left_over = -1;
         bool slack_cut = false;

@@ -1374,7 +1374,11 @@ static int solve(strips *T, st_item *it, uint32_t m, int64_t cap, int64_t base, 
  * open node and start a larger one). No reading makes a node smaller than
  * the part's smallest, as no hole is: a drop is split only where both
  * parts are at least as large, and a smaller growth is an open hole ending
- * where a larger one starts. After two draws the first three
+ * where a larger one starts. The room is read on the raw sections where
+ * the problem has them (sb_pack_problem.raw_room: time cut at every end
+ * point, before the searches kept only some), where a hole that ends and
+ * one that starts a few points later do not meet on one boundary; each
+ * padding node then covers the kept sections among its own. After two draws the first three
  * readings run again on the room read backward in time, from the last
  * section: holes that end together are then holes that start together,
  * which the split readings take apart where a later drop shows them
@@ -1403,14 +1407,15 @@ static sb_pack_node pad_node(uint32_t s0, uint32_t s1, int64_t size)
  * or the last begun split; 2: the rules; none with draws) into
  * nodes[p->n ..);
  * the number of nodes, or 0 where the room cannot be read so. */
-static uint32_t pad_room(const sb_pack_problem *p, const int64_t *room, sb_pack_node *nodes, uint32_t t, uint64_t *work)
+static uint32_t pad_room(const sb_pack_problem *p, const int64_t *room, uint32_t K, sb_pack_node *nodes, uint32_t t,
+                         uint64_t *work)
 {
     sba_rng rng = {p->seed ^ sba_mix64(t)};
     const bool split = t < 2, last = t == 1, draws = t > 2;
     uint32_t n = p->n, nopen = 0, start[PAD_OPEN_MAX];
     int64_t size[PAD_OPEN_MAX], open = 0, least = INT64_MAX;
     for (uint32_t i = 0; i < p->n; i++) least = min64(least, p->nodes[i].size);
-    for (uint32_t k = 0; k <= p->K; k++) {
+    for (uint32_t k = 0; k <= K; k++) {
         if (open > room[k]) {
             int64_t drop = open - room[k];
             /* the subsets of the open ones that sum to the drop: the
@@ -1485,13 +1490,13 @@ static int pack_padded(const sb_pack_problem *p, const sba_allocator *a, uint64_
                        uint64_t *visited)
 {
     const int64_t cap = p->cap / p->align * p->align;
-    const uint32_t K = p->K;
-    int64_t *room = sba_malloc(a, (size_t)(K + 2) * sizeof *room);
-    int64_t *back = sba_malloc(a, (size_t)(K + 2) * sizeof *back); /* room, last section first */
+    const uint32_t K = p->K, RK = p->raw_room ? p->raw_K : K; /* the sections read */
+    int64_t *room = sba_malloc(a, (size_t)(RK + 2) * sizeof *room);
+    int64_t *back = sba_malloc(a, (size_t)(RK + 2) * sizeof *back); /* room, last section first */
     /* a padding node is a hole that started where the room grew, or the
      * part of one split off where it dropped; a section starts one hole or
-     * splits one (a split leaves no growth), so there are at most K */
-    uint32_t most = p->n + K;
+     * splits one (a split leaves no growth), so there are at most RK */
+    uint32_t most = p->n + RK;
     sb_pack_node *nodes = sba_malloc(a, (size_t)most * sizeof *nodes);
     int64_t *off = sba_malloc(a, (size_t)most * sizeof *off);
     uint32_t *opt = sba_malloc(a, (size_t)most * sizeof *opt);
@@ -1507,19 +1512,32 @@ static int pack_padded(const sb_pack_problem *p, const sba_allocator *a, uint64_
         if (room[k] < 0) goto done;
         total += room[k];
     }
-    room[K] = 0;
-    for (uint32_t k = 0; k < K; k++) back[k] = room[K - 1 - k];
-    back[K] = 0;
-    *work += p->n + K;
+    if (p->raw_room) memcpy(room, p->raw_room, (size_t)RK * sizeof *room);
+    room[RK] = 0;
+    for (uint32_t k = 0; k < RK; k++) back[k] = room[RK - 1 - k];
+    back[RK] = 0;
+    *work += p->n + RK;
     if (!total || total > cap * (int64_t)K / SLACK_FRACTION) goto done;
     memcpy(nodes, p->nodes, (size_t)p->n * sizeof *nodes);
     const uint64_t whole = left_of(budget, *work);
     for (uint32_t t = 0; t < PAD_TRIES && r == SB_PACK_NONE && *work < budget; t++) {
         const bool backward = PAD_ORDER[t].backward;
-        uint32_t n = pad_room(p, backward ? back : room, nodes, PAD_ORDER[t].t, work);
+        uint32_t n = pad_room(p, backward ? back : room, RK, nodes, PAD_ORDER[t].t, work);
         for (uint32_t i = p->n; backward && i < n; i++) { /* into forward time */
             uint32_t s0 = nodes[i].s0;
-            nodes[i].s0 = K - 1 - nodes[i].s1, nodes[i].s1 = K - 1 - s0;
+            nodes[i].s0 = RK - 1 - nodes[i].s1, nodes[i].s1 = RK - 1 - s0;
+        }
+        if (p->raw_room && n) {
+            /* read on the raw sections: each padding node over the kept
+             * ones among them, none where it lies between two (a hole's
+             * room in the kept sections is as in the raw ones: it packs
+             * the same) */
+            uint32_t m = p->n;
+            for (uint32_t i = p->n; i < n; i++) {
+                uint32_t s0 = p->raw_rank[nodes[i].s0], e = p->raw_rank[nodes[i].s1 + 1];
+                if (e > s0) nodes[i].s0 = s0, nodes[i].s1 = e - 1, nodes[m++] = nodes[i];
+            }
+            n = m;
         }
         if (!n) continue;
         sb_pack_problem padded = *p;
