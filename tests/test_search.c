@@ -532,6 +532,20 @@ Test(search, the_padding_reads_the_room_of_every_section)
     cr_assert(strstr(lines, "part of 600 nodes packed (run 1: skyline by bands") != NULL, "%s", lines);
 }
 
+/* A padded 1-D part is first searched by refill, on half of the try's
+ * share. On planted walls with 2 % of the tensors left out (600 tensors,
+ * seed 31, span 150) the first reading is right, and refill packs it in
+ * the first run after 11.4 million units; a quarter of that try's share
+ * was 6.1 million, and 37 tensors spilled. */
+Test(search, refill_has_half_of_each_padding_try)
+{
+    sba_planted_options p = planted_opts(31, 600, "full", 150, 2);
+    p.walls = true;
+    char lines[4096];
+    planted_packs(&p, 0, lines);
+    cr_assert(strstr(lines, "part of 600 nodes packed (run 1: skyline by bands") != NULL, "%s", lines);
+}
+
 /* No padding node is smaller than the part's smallest node, as no hole
  * is: a split that would leave a smaller part is not read, and a growth
  * smaller than any node is an open hole ending where a larger one starts

@@ -98,7 +98,7 @@
  * as MiniMalloc's instances: a tiling with some tiles left out) is first
  * padded: its free room becomes padding nodes, in up to PAD_TRIES ways
  * (pack_padded), and the padded part, a tiling, is searched by its orders
- * (refill.c: no guillotine cut is needed there) on a quarter of what is
+ * (refill.c: no guillotine cut is needed there) on half of what is
  * left and then cut as above, on an eighth of the budget in all (where the
  * padding reads the holes right, that packs at once). Then it is cut as
  * above with the loads relaxed: a
@@ -1549,11 +1549,11 @@ static int pack_padded(const sb_pack_problem *p, const sba_allocator *a, uint64_
         uint64_t until = t < 3 ? *work + left_of(budget, *work) / div[t] : budget;
         if (t >= 3 && t + 1 < PAD_TRIES && *work + whole / PAD_LATE_SHARE < budget) until = *work + whole / PAD_LATE_SHARE;
         if (p->Q == 1) {
-            /* a 1-D tiling: its orders by PQ-trees first, on a quarter of
+            /* a 1-D tiling: its orders by PQ-trees first, on half of
              * what is left (refill.c), where no guillotine cut is needed */
             sba_arena ar;
             sba_arena_init(&ar, a);
-            r = sb_refill_pack(&padded, &ar, left_of(until, *work) / 4, &w, &v);
+            r = sb_refill_pack(&padded, &ar, left_of(until, *work) / 2, &w, &v);
             sba_arena_free(&ar);
             *work += w, *visited += v;
             if (r == SB_PACK_NOMEM) break;
