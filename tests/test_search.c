@@ -546,6 +546,19 @@ Test(search, refill_has_half_of_each_padding_try)
     cr_assert(strstr(lines, "part of 600 nodes packed (run 1: skyline by bands") != NULL, "%s", lines);
 }
 
+/* The padding has a quarter of the strips' budget. On planted walls with
+ * 2 % left out (800 tensors, seed 43, span 200) a reading packs the part
+ * in the first run; on an eighth the padding ran out, and 41 tensors
+ * spilled. */
+Test(search, the_padding_has_a_quarter_of_the_strips_budget)
+{
+    sba_planted_options p = planted_opts(43, 800, "full", 200, 2);
+    p.walls = true;
+    char lines[4096];
+    planted_packs(&p, 0, lines);
+    cr_assert(strstr(lines, "part of 800 nodes packed (run 1: skyline by bands") != NULL, "%s", lines);
+}
+
 /* No padding node is smaller than the part's smallest node, as no hole
  * is: a split that would leave a smaller part is not read, and a growth
  * smaller than any node is an open hole ending where a larger one starts

@@ -99,7 +99,7 @@
  * padded: its free room becomes padding nodes, in up to PAD_TRIES ways
  * (pack_padded), and the padded part, a tiling, is searched by its orders
  * (refill.c: no guillotine cut is needed there) on half of what is
- * left and then cut as above, on an eighth of the budget in all (where the
+ * left and then cut as above, on a quarter of the budget in all (where the
  * padding reads the holes right, that packs at once). Then it is cut as
  * above with the loads relaxed: a
  * strip's set may hold less than A in a section, by no more than the part
@@ -1386,7 +1386,7 @@ static int solve(strips *T, st_item *it, uint32_t m, int64_t cap, int64_t base, 
  * fails at once, or spends the try's share, so each try after the third
  * has at most a sixteenth of the padding's budget (the last what is
  * left). */
-enum { PAD_OPEN_MAX = 12, PAD_SHARE = 8, PAD_LATE_SHARE = 16 };
+enum { PAD_OPEN_MAX = 12, PAD_SHARE = 4, PAD_LATE_SHARE = 16 };
 
 /* The tries in order: the reading (pad_room's t) and whether the room is
  * read backward in time. */
@@ -1613,7 +1613,7 @@ int sb_strips_pack(const sb_pack_problem *p, const sba_allocator *a, uint64_t bu
         if (free == 0) {
             r = solve(&T, it, p->n, cap, 0, M);
         } else if (cuttable(&T, free, k1 - it[0].s0 + 1, cap)) {
-            /* the padding first, on an eighth (where it reads the holes
+            /* the padding first, on a quarter (where it reads the holes
              * right it packs at once); then the slack read as holes one
              * at a time, then as any room, each on half of what is left */
             const uint64_t whole = T.budget;
