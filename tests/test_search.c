@@ -486,6 +486,15 @@ Test(search, the_strips_read_the_subset_sums_left_in_a_group)
     cr_assert(strstr(lines, "part of 673 nodes packed (run 21: strips by bands") != NULL, "%s", lines);
 }
 
+/* That planted function packs its one part in the first run. */
+static void packs_at_once(const sba_planted_options *p)
+{
+    char lines[4096], packed[64];
+    planted_packs(p, 0, lines);
+    snprintf(packed, sizeof packed, "part of %u nodes packed (run 1: skyline by bands", p->tensors);
+    cr_assert(strstr(lines, packed) != NULL, "%s", lines);
+}
+
 /* The planted function at MiniMalloc's sizes (`tensors` over a third as
  * many steps, 5 % left out, 1 MiB, pieces of at least 16 KiB,
  * `--elongation 4`) of `seed` packs its one part in the first run. */
@@ -495,10 +504,16 @@ static void minimalloc_sized_packs_at_once(uint64_t seed, uint32_t tensors)
     p.capacity = 1048576;
     p.min_size = 16384;
     p.elongation = 4;
-    char lines[4096], packed[64];
-    planted_packs(&p, 0, lines);
-    snprintf(packed, sizeof packed, "part of %u nodes packed (run 1: skyline by bands", tensors);
-    cr_assert(strstr(lines, packed) != NULL, "%s", lines);
+    packs_at_once(&p);
+}
+
+/* Planted 1-D walls with 2 % of the tensors left out (`--walls --holes 2`,
+ * span a quarter of the tensor count) of `seed` pack in the first run. */
+static void walls_with_holes_pack_at_once(uint64_t seed, uint32_t tensors)
+{
+    sba_planted_options p = planted_opts(seed, tensors, "full", tensors / 4, 2);
+    p.walls = true;
+    packs_at_once(&p);
 }
 
 /* A 1-D part with a little slack is padded into a tiling; the first
@@ -537,27 +552,13 @@ Test(search, the_padding_reads_the_room_of_every_section)
  * seed 31, span 150) the first reading is right, and refill packs it in
  * the first run after 11.4 million units; a quarter of that try's share
  * was 6.1 million, and 37 tensors spilled. */
-Test(search, refill_has_half_of_each_padding_try)
-{
-    sba_planted_options p = planted_opts(31, 600, "full", 150, 2);
-    p.walls = true;
-    char lines[4096];
-    planted_packs(&p, 0, lines);
-    cr_assert(strstr(lines, "part of 600 nodes packed (run 1: skyline by bands") != NULL, "%s", lines);
-}
+Test(search, refill_has_half_of_each_padding_try) { walls_with_holes_pack_at_once(31, 600); }
 
 /* The padding has a quarter of the strips' budget. On planted walls with
  * 2 % left out (800 tensors, seed 43, span 200) a reading packs the part
  * in the first run; on an eighth the padding ran out, and 41 tensors
  * spilled. */
-Test(search, the_padding_has_a_quarter_of_the_strips_budget)
-{
-    sba_planted_options p = planted_opts(43, 800, "full", 200, 2);
-    p.walls = true;
-    char lines[4096];
-    planted_packs(&p, 0, lines);
-    cr_assert(strstr(lines, "part of 800 nodes packed (run 1: skyline by bands") != NULL, "%s", lines);
-}
+Test(search, the_padding_has_a_quarter_of_the_strips_budget) { walls_with_holes_pack_at_once(43, 800); }
 
 /* No padding node is smaller than the part's smallest node, as no hole
  * is: a split that would leave a smaller part is not read, and a growth
