@@ -560,6 +560,13 @@ Test(search, refill_has_half_of_each_padding_try) { walls_with_holes_pack_at_onc
  * spilled. */
 Test(search, the_padding_has_a_quarter_of_the_strips_budget) { walls_with_holes_pack_at_once(43, 800); }
 
+/* After the first three readings, refill alone takes each of them with
+ * the padded part's relays merged. On planted walls with 2 % left out (500
+ * tensors, seed 4, span 125) that packs the part in the first run; refill
+ * and the strips on the padded part as it is ran out on every reading, and
+ * 37 tensors spilled. */
+Test(search, the_padding_tries_its_relays_merged) { walls_with_holes_pack_at_once(4, 500); }
+
 /* No padding node is smaller than the part's smallest node, as no hole
  * is: a split that would leave a smaller part is not read, and a growth
  * smaller than any node is an open hole ending where a larger one starts

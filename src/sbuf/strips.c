@@ -99,7 +99,8 @@
  * padded: its free room becomes padding nodes, in up to PAD_TRIES ways
  * (pack_padded), and the padded part, a tiling, is searched by its orders
  * (refill.c: no guillotine cut is needed there) on half of what is
- * left and then cut as above, on a quarter of the budget in all (where the
+ * left and then cut as above, or by refill alone with its relays merged
+ * (relay.c), on a quarter of the budget in all (where the
  * padding reads the holes right, that packs at once). Then it is cut as
  * above with the loads relaxed: a
  * strip's set may hold less than A in a section, by no more than the part
@@ -1378,23 +1379,33 @@ static int solve(strips *T, st_item *it, uint32_t m, int64_t cap, int64_t base, 
  * the problem has them (sb_pack_problem.raw_room: time cut at every end
  * point, before the searches kept only some), where a hole that ends and
  * one that starts a few points later do not meet on one boundary; each
- * padding node then covers the kept sections among its own. After two draws the first three
- * readings run again on the room read backward in time, from the last
- * section: holes that end together are then holes that start together,
- * which the split readings take apart where a later drop shows them
- * (PAD_ORDER). A right padding packs at once; a wrong one most often
+ * padding node then covers the kept sections among its own. Refill alone
+ * then takes each of the first three readings with its relays merged
+ * (refill_relays): where memory is handed from a node or hole to the next
+ * of its size, as where memory is reused over time, the merged part has
+ * fewer nodes to order at each boundary and packs where the padded part
+ * itself ran out of its share; it may have lost the packing where the two
+ * lie apart, so the padded part comes first (a reading such a try took
+ * before is not taken again). Then the first three readings run again on
+ * the room read backward in time, from the last section: holes that end
+ * together are then holes that start together, which the split readings
+ * take apart where a later drop shows them; then the draws (PAD_ORDER).
+ * A right padding packs at once; a wrong one most often
  * fails at once, or spends the try's share, so each try after the third
  * has at most a sixteenth of the padding's budget (the last what is
  * left). */
 enum { PAD_OPEN_MAX = 12, PAD_SHARE = 4, PAD_LATE_SHARE = 16 };
 
-/* The tries in order: the reading (pad_room's t) and whether the room is
- * read backward in time. */
+/* The tries in order: the reading (pad_room's t), whether the room is read
+ * backward in time, and whether refill alone takes the padded part's relays
+ * merged (refill_relays). */
 static const struct pad_try {
     uint8_t t;
-    bool backward;
-} PAD_ORDER[] = {{0, false}, {1, false}, {2, false}, {3, false}, {4, false}, {0, true},  {1, true},  {2, true},
-                 {5, false}, {6, false}, {7, false}, {8, false}, {9, false}, {10, false}, {11, false}, {12, false}};
+    bool backward, relays;
+} PAD_ORDER[] = {{0, false, false}, {1, false, false},  {2, false, false},  {0, false, true},  {1, false, true},
+                 {2, false, true},  {0, true, false},   {1, true, false},   {2, true, false},  {3, false, false},
+                 {4, false, false}, {5, false, false},  {6, false, false},  {7, false, false}, {8, false, false},
+                 {9, false, false}, {10, false, false}, {11, false, false}, {12, false, false}};
 enum { PAD_TRIES = sizeof PAD_ORDER / sizeof PAD_ORDER[0] };
 
 /* A padding node: free room over sections [s0, s1]. */
@@ -1484,6 +1495,37 @@ static uint32_t pad_room(const sb_pack_problem *p, const int64_t *room, uint32_t
     return n;
 }
 
+/* Refill (refill.c) on a padded 1-D part's relays merged (relay.c), within
+ * `budget`; what it spends is added to *work and *visited. NONE where no
+ * relay merges. */
+static int refill_relays(const sb_pack_problem *padded, const sba_allocator *a, uint64_t budget, uint64_t *work,
+                         uint64_t *visited)
+{
+    sba_arena ar;
+    sba_arena_init(&ar, a);
+    sb_pack_problem merged;
+    uint32_t *of = sba_arena_array(&ar, (size_t)padded->n + 1, sizeof *of);
+    uint32_t relays = of ? sb_relay_merge(padded, &ar, &merged, of) : UINT32_MAX;
+    int r = relays == UINT32_MAX ? SB_PACK_NOMEM : SB_PACK_NONE;
+    if (relays && relays != UINT32_MAX) {
+        uint64_t w = 0, v = 0;
+        r = sb_refill_pack(&merged, &ar, budget, &w, &v);
+        *work += w, *visited += v;
+        if (r == SB_PACK_PACKED) sb_relay_spread(&merged, of, padded);
+    }
+    sba_arena_free(&ar);
+    return r;
+}
+
+/* A key of the padding nodes nodes[from, n): the same reading, the same key. */
+static uint64_t padding_key(const sb_pack_node *nodes, uint32_t from, uint32_t n)
+{
+    uint64_t key = n;
+    for (uint32_t i = from; i < n; i++)
+        key = sba_mix64(sba_mix64(sba_mix64(key ^ nodes[i].s0) ^ nodes[i].s1) ^ (uint64_t)nodes[i].size);
+    return key;
+}
+
 /* Pads p and cuts the padded part, within `budget` (the caller's whole:
  * *work already holds what it spent). */
 static int pack_padded(const sb_pack_problem *p, const sba_allocator *a, uint64_t budget, uint64_t *work,
@@ -1520,6 +1562,8 @@ static int pack_padded(const sb_pack_problem *p, const sba_allocator *a, uint64_
     if (!total || total > cap * (int64_t)K / SLACK_FRACTION) goto done;
     memcpy(nodes, p->nodes, (size_t)p->n * sizeof *nodes);
     const uint64_t whole = left_of(budget, *work);
+    uint64_t merged[PAD_TRIES]; /* the readings refill_relays took */
+    uint32_t nmerged = 0;
     for (uint32_t t = 0; t < PAD_TRIES && r == SB_PACK_NONE && *work < budget; t++) {
         const bool backward = PAD_ORDER[t].backward;
         uint32_t n = pad_room(p, backward ? back : room, RK, nodes, PAD_ORDER[t].t, work);
@@ -1548,6 +1592,18 @@ static int pack_padded(const sb_pack_problem *p, const sba_allocator *a, uint64_
         static const uint64_t div[3] = {4, 6, 2};
         uint64_t until = t < 3 ? *work + left_of(budget, *work) / div[t] : budget;
         if (t >= 3 && t + 1 < PAD_TRIES && *work + whole / PAD_LATE_SHARE < budget) until = *work + whole / PAD_LATE_SHARE;
+        if (PAD_ORDER[t].relays) {
+            /* a reading another such try took is not taken again: the
+             * same part on the same share */
+            uint64_t key = padding_key(nodes, p->n, n);
+            bool again = false;
+            for (uint32_t x = 0; x < nmerged; x++) again |= merged[x] == key;
+            if (again || p->Q != 1) continue;
+            merged[nmerged++] = key;
+            r = refill_relays(&padded, a, left_of(until, *work), work, visited);
+            if (r == SB_PACK_BUDGET && until < budget) r = SB_PACK_NONE;
+            continue;
+        }
         if (p->Q == 1) {
             /* a 1-D tiling: its orders by PQ-trees first, on half of
              * what is left (refill.c), where no guillotine cut is needed */
