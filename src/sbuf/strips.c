@@ -1385,15 +1385,16 @@ static int solve(strips *T, st_item *it, uint32_t m, int64_t cap, int64_t base, 
  * of its size, as where memory is reused over time, the merged part has
  * fewer nodes to order at each boundary and packs where the padded part
  * itself ran out of its share; it may have lost the packing where the two
- * lie apart, so the padded part comes first (a reading such a try took
- * before is not taken again). Then the first three readings run again on
+ * lie apart, so the padded part comes first. Then the first three readings run again on
  * the room read backward in time, from the last section: holes that end
  * together are then holes that start together, which the split readings
  * take apart where a later drop shows them; then the draws (PAD_ORDER).
  * A right padding packs at once; a wrong one most often
  * fails at once, or spends the try's share, so each try after the third
  * has at most a sixteenth of the padding's budget (the last what is
- * left). */
+ * left), and a reading a try of the same kind took on at least as large a
+ * share is not taken again (readings often agree: where the room shows
+ * no drop that the open holes cannot make, the first three are one). */
 enum { PAD_OPEN_MAX = 12, PAD_SHARE = 4, PAD_LATE_SHARE = 16 };
 
 /* The tries in order: the reading (pad_room's t), whether the room is read
@@ -1517,12 +1518,13 @@ static int refill_relays(const sb_pack_problem *padded, const sba_allocator *a, 
     return r;
 }
 
-/* A key of the padding nodes nodes[from, n): the same reading, the same key. */
+/* A key of the padding nodes nodes[from, n): the same nodes in any order
+ * (readings that split different holes may make the same), the same key. */
 static uint64_t padding_key(const sb_pack_node *nodes, uint32_t from, uint32_t n)
 {
     uint64_t key = n;
     for (uint32_t i = from; i < n; i++)
-        key = sba_mix64(sba_mix64(sba_mix64(key ^ nodes[i].s0) ^ nodes[i].s1) ^ (uint64_t)nodes[i].size);
+        key += sba_mix64(sba_mix64(sba_mix64(nodes[i].s0) ^ nodes[i].s1) ^ (uint64_t)nodes[i].size);
     return key;
 }
 
@@ -1562,8 +1564,11 @@ static int pack_padded(const sb_pack_problem *p, const sba_allocator *a, uint64_
     if (!total || total > cap * (int64_t)K / SLACK_FRACTION) goto done;
     memcpy(nodes, p->nodes, (size_t)p->n * sizeof *nodes);
     const uint64_t whole = left_of(budget, *work);
-    uint64_t merged[PAD_TRIES]; /* the readings refill_relays took */
-    uint32_t nmerged = 0;
+    struct pad_taken {
+        uint64_t key, share;
+        bool relays;
+    } taken[PAD_TRIES]; /* the tries taken: reading, share, kind */
+    uint32_t ntaken = 0;
     for (uint32_t t = 0; t < PAD_TRIES && r == SB_PACK_NONE && *work < budget; t++) {
         const bool backward = PAD_ORDER[t].backward;
         uint32_t n = pad_room(p, backward ? back : room, RK, nodes, PAD_ORDER[t].t, work);
@@ -1592,15 +1597,17 @@ static int pack_padded(const sb_pack_problem *p, const sba_allocator *a, uint64_
         static const uint64_t div[3] = {4, 6, 2};
         uint64_t until = t < 3 ? *work + left_of(budget, *work) / div[t] : budget;
         if (t >= 3 && t + 1 < PAD_TRIES && *work + whole / PAD_LATE_SHARE < budget) until = *work + whole / PAD_LATE_SHARE;
+        /* a reading a try of the same kind took on at least this share
+         * is not taken again: the same search on no more */
+        const uint64_t key = padding_key(nodes, p->n, n), share = left_of(until, *work);
+        bool again = false;
+        for (uint32_t x = 0; x < ntaken; x++)
+            again |= taken[x].key == key && taken[x].relays == PAD_ORDER[t].relays && taken[x].share >= share;
+        if (again) continue;
+        taken[ntaken++] = (struct pad_taken){key, share, PAD_ORDER[t].relays};
         if (PAD_ORDER[t].relays) {
-            /* a reading another such try took is not taken again: the
-             * same part on the same share */
-            uint64_t key = padding_key(nodes, p->n, n);
-            bool again = false;
-            for (uint32_t x = 0; x < nmerged; x++) again |= merged[x] == key;
-            if (again || p->Q != 1) continue;
-            merged[nmerged++] = key;
-            r = refill_relays(&padded, a, left_of(until, *work), work, visited);
+            if (p->Q != 1) continue;
+            r = refill_relays(&padded, a, share, work, visited);
             if (r == SB_PACK_BUDGET && until < budget) r = SB_PACK_NONE;
             continue;
         }
