@@ -1606,24 +1606,22 @@ static int pack_padded(const sb_pack_problem *p, const sba_allocator *a, uint64_
         if (again) continue;
         taken[ntaken++] = (struct pad_taken){key, share, PAD_ORDER[t].relays};
         if (PAD_ORDER[t].relays) {
-            if (p->Q != 1) continue;
-            r = refill_relays(&padded, a, share, work, visited);
-            if (r == SB_PACK_BUDGET && until < budget) r = SB_PACK_NONE;
-            continue;
-        }
-        if (p->Q == 1) {
-            /* a 1-D tiling: its orders by PQ-trees first, on half of
-             * what is left (refill.c), where no guillotine cut is needed */
-            sba_arena ar;
-            sba_arena_init(&ar, a);
-            r = sb_refill_pack(&padded, &ar, left_of(until, *work) / 2, &w, &v);
-            sba_arena_free(&ar);
+            r = refill_relays(&padded, a, share, work, visited); /* a padded part is 1-D */
+        } else {
+            if (p->Q == 1) {
+                /* a 1-D tiling: its orders by PQ-trees first, on half of
+                 * what is left (refill.c), where no guillotine cut is needed */
+                sba_arena ar;
+                sba_arena_init(&ar, a);
+                r = sb_refill_pack(&padded, &ar, left_of(until, *work) / 2, &w, &v);
+                sba_arena_free(&ar);
+                *work += w, *visited += v;
+                if (r == SB_PACK_NOMEM) break;
+                w = v = 0;
+            }
+            if (r != SB_PACK_PACKED) r = sb_strips_pack(&padded, a, left_of(until, *work), &w, &v);
             *work += w, *visited += v;
-            if (r == SB_PACK_NOMEM) break;
-            w = v = 0;
         }
-        if (r != SB_PACK_PACKED) r = sb_strips_pack(&padded, a, left_of(until, *work), &w, &v);
-        *work += w, *visited += v;
         if (r == SB_PACK_BUDGET && until < budget) r = SB_PACK_NONE; /* the next try's turn */
     }
     if (r == SB_PACK_PACKED)
