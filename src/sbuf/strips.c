@@ -1528,8 +1528,9 @@ static uint64_t padding_key(const sb_pack_node *nodes, uint32_t from, uint32_t n
     return key;
 }
 
-/* Pads p and cuts the padded part, within `budget` (the caller's whole:
- * *work already holds what it spent). */
+/* Pads p, a 1-D part (only those are padded: cuttable), and cuts the
+ * padded part, within `budget` (the caller's whole: *work already holds
+ * what it spent). */
 static int pack_padded(const sb_pack_problem *p, const sba_allocator *a, uint64_t budget, uint64_t *work,
                        uint64_t *visited)
 {
@@ -1606,19 +1607,17 @@ static int pack_padded(const sb_pack_problem *p, const sba_allocator *a, uint64_
         if (again) continue;
         taken[ntaken++] = (struct pad_taken){key, share, PAD_ORDER[t].relays};
         if (PAD_ORDER[t].relays) {
-            r = refill_relays(&padded, a, share, work, visited); /* a padded part is 1-D */
+            r = refill_relays(&padded, a, share, work, visited);
         } else {
-            if (p->Q == 1) {
-                /* a 1-D tiling: its orders by PQ-trees first, on half of
-                 * what is left (refill.c), where no guillotine cut is needed */
-                sba_arena ar;
-                sba_arena_init(&ar, a);
-                r = sb_refill_pack(&padded, &ar, left_of(until, *work) / 2, &w, &v);
-                sba_arena_free(&ar);
-                *work += w, *visited += v;
-                if (r == SB_PACK_NOMEM) break;
-                w = v = 0;
-            }
+            /* its orders by PQ-trees first, on half of the share
+             * (refill.c), where no guillotine cut is needed */
+            sba_arena ar;
+            sba_arena_init(&ar, a);
+            r = sb_refill_pack(&padded, &ar, share / 2, &w, &v);
+            sba_arena_free(&ar);
+            *work += w, *visited += v;
+            if (r == SB_PACK_NOMEM) break;
+            w = v = 0;
             if (r != SB_PACK_PACKED) r = sb_strips_pack(&padded, a, left_of(until, *work), &w, &v);
             *work += w, *visited += v;
         }
