@@ -25,7 +25,8 @@
  * group one ending node, then up to two, ...: runs merge only where no
  * finer split fits): the first ending node left takes others, then a set
  * of starters of the same sum (starters of the same size and end are the
- * same choice); a reduction that fails is a dead end at once. Depth first, in
+ * same choice; a lone ender's one starter of its size is a relay, Ties
+ * below); a reduction that fails is a dead end at once. Depth first, in
  * time order, with restarts that redraw the order of equal sizes near
  * where the furthest run stopped, within the caller's budget; it only
  * ever packs. Look-ahead: ending nodes that
@@ -33,6 +34,27 @@
  * other sums to a sum of starters) must stay consecutive in the tree
  * restricted to them and the nodes that outlive the run, checked at every
  * boundary once they have all started.
+ *
+ * Ties. A relay, a group of one ending node and one starter of its size,
+ * hands the slot on: which of several starters of that size takes which
+ * slot shows only when one of them ends in a group of more, often much
+ * later (planted walls of 2,000 tensors, seed 2: 506 of 512 B, 239 such
+ * choices, and every run stopped between boundaries 288 and 427 of 500).
+ * So a lone ender's relay names no starter (an anonymous relay: one
+ * starter of the size is reserved); when the boundary is complete
+ * (finish), a size's starters that end together take the slots as they
+ * come, and ones that end apart float as a family: a set of members and
+ * as many places, any member at any place. The places are the bound
+ * enders' leaves, which stay in the tree as slots, and for an ender that
+ * floated, a virtual token that takes its place in its own family; a
+ * floating starter that relays alone passes its place in the family on.
+ * A floating node is bound only where it ends in a group of more (each
+ * place a branch, a virtual one chosen again in its family, bind_path),
+ * where the group's reduction tests the choice at once. The slot's leaf
+ * keeps the last section of the node that made it, no later than its
+ * occupant's, so the look-ahead drops it soon enough; a forced group
+ * with a floating member is not checked; each family's members take its
+ * places as they stand when the packing is read back.
  *
  * The tree the search is at keeps its parents (set for the nodes a group
  * makes, undone on backtrack), so a group's leaves are counted from the
@@ -137,13 +159,61 @@ typedef struct rf {
     uint32_t *ok_top;       /* per group the sums force: the lowest node holding it, last found able */
     uint64_t *ok_born;      /* to keep it consecutive, and when that node was made */
     uint64_t work, budget, visited;
+    uint64_t tried;         /* the groups visited that chose something (not an anonymous relay's) */
     uint64_t *tie;          /* per boundary: the seed of this run's ties there (0: none) */
     uint32_t depth;         /* the last boundary this run entered */
     uint64_t to_depth;      /* the groups it had tried when it entered it */
-    uint64_t run_start, run_limit; /* groups tried, at this run's start and at most in it */
+    uint64_t run_start, run_limit; /* groups tried (tried), at this run's start and at most in it */
     bool out;               /* budget spent */
     bool restart;           /* this run's limit reached */
+    /* ties: equal-size relays whose pairing is left open (families) */
+    uint32_t *fam_of;       /* per node: its family while it floats, else NO_FAM */
+    uint32_t *heir;         /* per node that ended floating: the token that took its place */
+    uint32_t *via;          /* per token: the place it took (a slot's label or a virtual token), or NO_NODE */
+    uint32_t *vfam;         /* per virtual token (id - n): the family it is a member of */
+    struct rf_fam *fam;
+    uint32_t nfam, nv;
+    struct rf_set *ft;      /* the trail of family writes */
+    uint32_t nft, capft;
+    uint32_t *anon;         /* enders relayed without naming the starter, a stack */
+    uint32_t nanon, capanon, anon_base;
+    uint32_t *stk;          /* finish's scratch, a stack */
+    uint32_t nstk, capstk;
 } rf;
+
+/* A family (Ties): as many members as places, any member at any place.
+ * Tokens are nodes (< n) or virtual tokens (n + their index); a place is a
+ * slot, the label of a leaf (< n), or a virtual token, which takes a place
+ * in its own family. A tie of more than MAXF starters takes the slots as
+ * they come. */
+enum { MAXF = 16, NO_FAM = UINT32_MAX };
+typedef struct rf_fam {
+    uint32_t nm, np;
+    uint32_t m[MAXF], p[MAXF];
+} rf_fam;
+
+/* A write to the families, undone on backtrack. */
+typedef struct rf_set {
+    uint32_t *at, old;
+} rf_set;
+
+/* Writes v at `at`, its old value on the trail. */
+static bool tset(rf *R, uint32_t *at, uint32_t v)
+{
+    if (!sba_arena_grow(R->ar, (void **)&R->ft, &R->capft, R->nft + 1, sizeof *R->ft)) return false;
+    R->ft[R->nft++] = (rf_set){at, *at};
+    *at = v;
+    return true;
+}
+
+/* Undoes the writes since the trail was at `mark`. */
+static void tundo(rf *R, uint32_t mark)
+{
+    while (R->nft > mark) {
+        R->nft--;
+        *R->ft[R->nft].at = R->ft[R->nft].old;
+    }
+}
 
 static bool charge(rf *R, uint64_t units)
 {
@@ -383,7 +453,7 @@ static void begin_group(rf *R, const uint32_t *ids, uint32_t n)
 {
     R->epoch++;
     R->gsize = n;
-    for (uint32_t x = 0; x < n; x++) R->in_group[ids[x]] = R->epoch;
+    for (uint32_t x = 0; x < n; x++) R->in_group[R->nd[R->leaf_of[ids[x]]].leaf] = R->epoch;
 }
 
 /* Counts the group's leaves below every node of the tree the search is at
@@ -685,6 +755,9 @@ static int look_ahead(rf *R, uint32_t k, uint32_t root)
         if (R->fg_end[g] <= k) continue;
         const uint32_t mark_nd = R->nnd, mark_kid = R->nkid, mark_seq = R->nseq;
         const uint32_t *members = R->fm + R->fg_of[g], n = R->fg_of[g + 1] - R->fg_of[g];
+        bool floating = false;
+        for (uint32_t x = 0; x < n; x++) floating |= R->fam_of[members[x]] != NO_FAM;
+        if (floating) continue;
         begin_group(R, members, n);
         /* the lowest node holding the group is all that can keep it apart;
          * where the group can be consecutive in the tree itself (read
@@ -719,33 +792,120 @@ typedef struct rf_search {
 
 static int boundary(rf *R, rf_search *F, uint32_t k, uint32_t root);
 static int next_group(rf *R, rf_search *F, uint32_t k, uint32_t root);
+static int finish(rf *R, rf_search *F, uint32_t k, uint32_t root);
+
+static int bind_enders(rf *R, rf_search *F, uint32_t k, uint32_t root, uint32_t a0, uint32_t h0, uint32_t idx);
 
 /* Replaces the group as[a0 .. nas) by the starters hs[h0 .. nhs), then goes
- * on with the next group. */
+ * on with the next group: its floating enders bound to slots first. */
 static int apply_group(rf *R, rf_search *F, uint32_t k, uint32_t root, uint32_t a0, uint32_t h0)
 {
-    if (++R->visited - R->run_start > R->run_limit) R->restart = true;
+    R->visited++;
+    if (++R->tried - R->run_start > R->run_limit) R->restart = true;
     if (!charge(R, 1)) return 0;
-    const uint32_t mark_nd = R->nnd, mark_kid = R->nkid, mark_seq = R->nseq, mark_trail = R->ntrail;
-    begin_group(R, F->as + a0, F->nas - a0);
-    count_up(R, F->as + a0, F->nas - a0);
+    return bind_enders(R, F, k, root, a0, h0, a0);
+}
+
+/* Replaces the group ids[0 .. n) in the tree `root` by a P-node of the
+ * starters hs[h0 .. nhs), the reduced tree kept for reading back: 1 with
+ * *root_h the tree after, 0 where the group cannot be one run, -1 out of
+ * memory. */
+static int replace_run(rf *R, const uint32_t *ids, uint32_t n, uint32_t h0, uint32_t root, uint32_t mark_nd,
+                       uint32_t *root_h)
+{
+    begin_group(R, ids, n);
+    count_up(R, ids, n);
     uint32_t a = R->nseq;
     for (uint32_t x = h0; x < R->nhs; x++) {
         uint32_t leaf = make_leaf(R, R->hs[x]);
         if (leaf == NO_NODE || !push(R, leaf)) return -1;
     }
-    uint32_t fresh = make(R, PQ_P, a), root_b, root_h;
+    uint32_t fresh = make(R, PQ_P, a), root_b;
     if (fresh == NO_NODE) return -1;
-    int r = replace_group(R, root, fresh, &root_b, &root_h);
+    int r = replace_group(R, root, fresh, &root_b, root_h);
+    if (r != 1) return r;
+    if (!adopt(R, *root_h, mark_nd)) return -1;
+    if (!sba_arena_grow(R->ar, (void **)&R->op, &R->capop, R->nop + 1, sizeof *R->op)) return -1;
+    R->op[R->nop++] = (rf_op){root_b, h0, R->nhs};
+    return 1;
+}
+
+/* apply_group with every ender bound (a leaf of its own or a slot's). */
+static int apply_bound(rf *R, rf_search *F, uint32_t k, uint32_t root, uint32_t a0, uint32_t h0)
+{
+    const uint32_t mark_nd = R->nnd, mark_kid = R->nkid, mark_seq = R->nseq, mark_trail = R->ntrail;
+    uint32_t root_h;
+    int r = replace_run(R, F->as + a0, F->nas - a0, h0, root, mark_nd, &root_h);
     if (r == 1) {
-        if (!adopt(R, root_h, mark_nd)) return -1;
-        if (!sba_arena_grow(R->ar, (void **)&R->op, &R->capop, R->nop + 1, sizeof *R->op)) return -1;
-        R->op[R->nop++] = (rf_op){root_b, h0, R->nhs};
         r = next_group(R, F, k, root_h);
         if (r != 1) R->nop--;
     }
     if (r == 0) unadopt(R, mark_trail), R->nnd = mark_nd, R->nkid = mark_kid, R->nseq = mark_seq;
     return r;
+}
+
+/* Where v is in a[0 .. n), or UINT32_MAX. */
+static uint32_t fam_index(const uint32_t *a, uint32_t n, uint32_t v)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (a[i] == v) return i;
+    return UINT32_MAX;
+}
+
+/* Removes a[i] of *n (the last moves in), on the trail. */
+static bool fam_remove(rf *R, uint32_t *a, uint32_t *n, uint32_t i)
+{
+    return tset(R, &a[i], a[*n - 1]) && tset(R, n, *n - 1);
+}
+
+/* Places token `tok` (node `node`, or a virtual token on its way up) at
+ * each place of its family in turn: a slot binds the node; a virtual
+ * token's place is then chosen in its own family. */
+static int bind_path(rf *R, rf_search *F, uint32_t k, uint32_t root, uint32_t a0, uint32_t h0, uint32_t idx,
+                     uint32_t node, uint32_t tok)
+{
+    const uint32_t n = R->p->n;
+    const uint32_t f = tok < n ? R->fam_of[tok] : R->vfam[tok - n];
+    rf_fam *G = &R->fam[f];
+    for (uint32_t x = 0; x < G->np; x++) {
+        if (!charge(R, 1)) return 0;
+        const uint32_t place = G->p[x], mark = R->nft, mi = fam_index(G->m, G->nm, tok);
+        if (mi == UINT32_MAX) return -1;
+        if (!fam_remove(R, G->m, &G->nm, mi) || !fam_remove(R, G->p, &G->np, x) || !tset(R, &R->via[tok], place))
+            return -1;
+        int r;
+        if (place < n) {
+            if (!tset(R, &R->leaf_of[node], R->leaf_of[place]) || !tset(R, &R->fam_of[node], NO_FAM)) return -1;
+            r = bind_enders(R, F, k, root, a0, h0, idx + 1);
+        } else {
+            r = bind_path(R, F, k, root, a0, h0, idx, node, place);
+        }
+        if (r != 0) return r;
+        tundo(R, mark);
+    }
+    return 0;
+}
+
+/* Binds the floating enders of as[idx .. nas) in turn, then applies the group. */
+static int bind_enders(rf *R, rf_search *F, uint32_t k, uint32_t root, uint32_t a0, uint32_t h0, uint32_t idx)
+{
+    while (idx < F->nas && R->fam_of[F->as[idx]] == NO_FAM) idx++;
+    if (idx == F->nas) return apply_bound(R, F, k, root, a0, h0);
+    return bind_path(R, F, k, root, a0, h0, idx, F->as[idx], F->as[idx]);
+}
+
+/* Whether boundary k has an unused starter of size s that no relay of
+ * the boundary has reserved. `one` (taking that starter): it is unused. */
+static bool spare_of_size(rf *R, rf_search *F, uint32_t k, int64_t s, bool one)
+{
+    int64_t c = 0;
+    for (uint32_t a = R->anon_base; a < R->nanon; a++) c += R->p->nodes[R->anon[a]].size == s;
+    R->work += 1 + R->nanon - R->anon_base;
+    if (c == 0 && one) return true;
+    for (uint32_t j = 0; j < R->nstarts[k] && c >= 0; j++)
+        c -= !F->starts_used[R->starts[k][j]] && R->p->nodes[R->starts[k][j]].size == s;
+    R->work += R->nstarts[k];
+    return c < 0;
 }
 
 /* Chooses the starters of the group as[a0 .. nas), of sum `need`, from
@@ -763,12 +923,18 @@ static int pick_starters(rf *R, rf_search *F, uint32_t k, uint32_t root, uint32_
     while (j < ns && (F->starts_used[st[j]] || nodes[st[j]].size > need)) j++;
     if (!charge(R, 1 + (j - j0)) || j == ns) return 0;
     uint32_t i = st[j];
-    if (!sba_arena_grow(R->ar, (void **)&R->hs, &R->caphs, R->nhs + 1, sizeof *R->hs)) return -1;
-    R->hs[R->nhs++] = i;
-    F->starts_used[i] = 1;
-    int r = pick_starters(R, F, k, root, a0, h0, j + 1, need - nodes[i].size, tries);
-    F->starts_used[i] = 0;
-    R->nhs--;
+    /* a lone ender's one starter of its size is the anonymous relay's
+     * (pick_enders); a starter reserved for those is not taken */
+    const bool relay = F->nas - a0 == 1 && R->nhs == h0 && nodes[i].size == need;
+    int r = 0;
+    if (!relay && spare_of_size(R, F, k, nodes[i].size, true)) {
+        if (!sba_arena_grow(R->ar, (void **)&R->hs, &R->caphs, R->nhs + 1, sizeof *R->hs)) return -1;
+        R->hs[R->nhs++] = i;
+        F->starts_used[i] = 1;
+        r = pick_starters(R, F, k, root, a0, h0, j + 1, need - nodes[i].size, tries);
+        F->starts_used[i] = 0;
+        R->nhs--;
+    }
     if (r != 0) return r;
     /* leave it, and the ones like it */
     uint32_t j2 = j + 1;
@@ -783,6 +949,17 @@ static int pick_enders(rf *R, rf_search *F, uint32_t k, uint32_t root, uint32_t 
 {
     if (more == 0) {
         uint32_t tries = 0;
+        if (F->nas - a0 == 1 && spare_of_size(R, F, k, sum, false)) {
+            /* a relay: the ender's slot goes to one starter of its size,
+             * which one left open until the boundary is complete (finish) */
+            R->visited++; /* chooses nothing: not counted against the run's limit */
+            if (!charge(R, 1)) return 0;
+            if (!sba_arena_grow(R->ar, (void **)&R->anon, &R->capanon, R->nanon + 1, sizeof *R->anon)) return -1;
+            R->anon[R->nanon++] = F->as[a0];
+            int r = next_group(R, F, k, root);
+            R->nanon--;
+            if (r != 0) return r;
+        }
         return pick_starters(R, F, k, root, a0, R->nhs, 0, sum, &tries);
     }
     const uint32_t *en = R->ends[k], ne = R->nends[k];
@@ -800,6 +977,119 @@ static int pick_enders(rf *R, rf_search *F, uint32_t k, uint32_t root, uint32_t 
     return 0;
 }
 
+/* The relays pairs[i .. n) made in the tree (a lone ender's leaf replaced
+ * by its starter's), then the look-ahead and the next boundary. */
+static int relay_tree(rf *R, rf_search *F, uint32_t k, uint32_t root, uint32_t pb, uint32_t n, uint32_t i)
+{
+    if (i == n) {
+        int r = look_ahead(R, k, root);
+        return r == 1 ? boundary(R, F, k + 1, root) : r;
+    }
+    const uint32_t mark_nd = R->nnd, mark_kid = R->nkid, mark_seq = R->nseq, mark_trail = R->ntrail, h0 = R->nhs;
+    const uint32_t e = R->stk[pb + 2 * i];
+    if (!sba_arena_grow(R->ar, (void **)&R->hs, &R->caphs, R->nhs + 1, sizeof *R->hs)) return -1;
+    R->hs[R->nhs++] = R->stk[pb + 2 * i + 1];
+    uint32_t root_h;
+    int r = replace_run(R, &e, 1, h0, root, mark_nd, &root_h);
+    if (r == 1) {
+        r = relay_tree(R, F, k, root_h, pb, n, i + 1);
+        if (r != 1) R->nop--;
+    }
+    if (r == 0) unadopt(R, mark_trail), R->nnd = mark_nd, R->nkid = mark_kid, R->nseq = mark_seq, R->nhs = h0;
+    return r;
+}
+
+/* Boundary k complete but for its anonymous relays: each size's enders
+ * take the unused starters of that size. One starter, or several that
+ * end together, take the slots as they come; several that end apart are
+ * a family (their pairing left open): where every ender floats in one
+ * family they replace them there, else they form a new one whose places
+ * are the bound enders' slots and, for a floating ender, a virtual token
+ * that takes its place in its family. */
+static int finish(rf *R, rf_search *F, uint32_t k, uint32_t root)
+{
+    const uint32_t n = R->p->n, a0 = R->anon_base, a1 = R->nanon, mark = R->nft;
+    const sb_pack_node *nodes = R->p->nodes;
+    const uint32_t m = a1 - a0, sb = R->nstk;
+    if (!sba_arena_grow(R->ar, (void **)&R->stk, &R->capstk, sb + 5 * m + 4, sizeof *R->stk)) return -1;
+    R->nstk = sb + 5 * m + 4;
+    uint32_t *pairs = R->stk + sb, *E = pairs + 2 * m + 2, *S = E + m + 1, *done = S + m + 1, np = 0;
+    memset(done, 0, m * sizeof *done);
+    int r = 0;
+    for (uint32_t a = a0; a < a1; a++) {
+        if (done[a - a0]) continue;
+        const int64_t sz = nodes[R->anon[a]].size;
+        uint32_t ne = 0, ns = 0;
+        for (uint32_t b = a; b < a1; b++)
+            if (!done[b - a0] && nodes[R->anon[b]].size == sz) E[ne++] = R->anon[b], done[b - a0] = 1;
+        for (uint32_t j = 0; j < R->nstarts[k]; j++) {
+            uint32_t z = R->starts[k][j];
+            if (!F->starts_used[z] && nodes[z].size == sz && ns < ne) S[ns++] = z;
+        }
+        R->work += R->nstarts[k] + (a1 - a);
+        if (ns != ne) goto fail; /* never, by the sums */
+        for (uint32_t x = 0; x < ns; x++)
+            if (!tset(R, &F->starts_used[S[x]], 1)) goto nomem;
+        bool apart = false, one = true;
+        for (uint32_t x = 1; x < ns; x++) apart |= nodes[S[x]].s1 != nodes[S[0]].s1;
+        for (uint32_t x = 0; x < ne; x++) one &= R->fam_of[E[x]] != NO_FAM && R->fam_of[E[x]] == R->fam_of[E[0]];
+        if (!apart || ne > MAXF) {
+            for (uint32_t x = 0; x < ne; x++) {
+                const uint32_t e = E[x], z = S[x], f = R->fam_of[e];
+                if (f == NO_FAM) {
+                    pairs[2 * np] = e, pairs[2 * np + 1] = z, np++;
+                    continue;
+                }
+                rf_fam *G = &R->fam[f];
+                uint32_t mi = fam_index(G->m, G->nm, e);
+                if (mi == UINT32_MAX || !tset(R, &G->m[mi], z) || !tset(R, &R->fam_of[z], f) ||
+                    !tset(R, &R->heir[e], z) || !tset(R, &R->fam_of[e], NO_FAM))
+                    goto nomem;
+            }
+        } else if (one) {
+            const uint32_t f = R->fam_of[E[0]];
+            rf_fam *G = &R->fam[f];
+            for (uint32_t x = 0; x < ne; x++) {
+                uint32_t mi = fam_index(G->m, G->nm, E[x]);
+                if (mi == UINT32_MAX || !tset(R, &G->m[mi], S[x]) || !tset(R, &R->fam_of[S[x]], f) ||
+                    !tset(R, &R->heir[E[x]], S[x]) || !tset(R, &R->fam_of[E[x]], NO_FAM))
+                    goto nomem;
+            }
+        } else {
+            const uint32_t g = R->nfam;
+            if (!tset(R, &R->nfam, g + 1)) goto nomem;
+            rf_fam *G = &R->fam[g];
+            if (!tset(R, &G->nm, 0) || !tset(R, &G->np, 0)) goto nomem;
+            for (uint32_t x = 0; x < ne; x++) {
+                const uint32_t e = E[x], f = R->fam_of[e];
+                uint32_t place;
+                if (f == NO_FAM) {
+                    place = R->nd[R->leaf_of[e]].leaf;
+                } else {
+                    place = n + R->nv;
+                    rf_fam *P = &R->fam[f];
+                    uint32_t mi = fam_index(P->m, P->nm, e);
+                    if (mi == UINT32_MAX || !tset(R, &R->nv, R->nv + 1) || !tset(R, &R->vfam[place - n], f) ||
+                        !tset(R, &P->m[mi], place) || !tset(R, &R->heir[e], place) || !tset(R, &R->fam_of[e], NO_FAM))
+                        goto nomem;
+                }
+                if (!tset(R, &G->p[G->np], place) || !tset(R, &G->np, G->np + 1) || !tset(R, &G->m[G->nm], S[x]) ||
+                    !tset(R, &G->nm, G->nm + 1) || !tset(R, &R->fam_of[S[x]], g))
+                    goto nomem;
+            }
+        }
+    }
+    r = relay_tree(R, F, k, root, sb, np, 0);
+    if (r == 0) tundo(R, mark), R->nstk = sb;
+    return r;
+fail:
+    tundo(R, mark);
+    R->nstk = sb;
+    return 0;
+nomem:
+    return -1;
+}
+
 /* The next group of boundary k: its first ending node left, with up to
  * maxa[k] - 1 others. */
 static int next_group(rf *R, rf_search *F, uint32_t k, uint32_t root)
@@ -808,11 +1098,7 @@ static int next_group(rf *R, rf_search *F, uint32_t k, uint32_t root)
     uint32_t first = NO_NODE, left = 0;
     for (uint32_t j = 0; j < ne; j++)
         if (!F->ends_used[en[j]]) left++, first = first == NO_NODE ? j : first;
-    if (first == NO_NODE) {
-        /* every starter is placed too (the sums match): look ahead */
-        int r = look_ahead(R, k, root);
-        return r == 1 ? boundary(R, F, k + 1, root) : r;
-    }
+    if (first == NO_NODE) return finish(R, F, k, root);
     uint32_t i = en[first];
     F->ends_used[i] = 1;
     uint32_t a0 = F->nas;
@@ -831,17 +1117,20 @@ static int next_group(rf *R, rf_search *F, uint32_t k, uint32_t root)
 static int boundary(rf *R, rf_search *F, uint32_t k, uint32_t root)
 {
     while (k < R->p->K && !R->nends[k]) k++;
-    if (k > R->depth) R->depth = k, R->to_depth = R->visited - R->run_start;
+    if (k > R->depth) R->depth = k, R->to_depth = R->tried - R->run_start;
     if (k >= R->p->K) {
         F->final_root = root;
         return 1;
     }
     int r = 0;
+    const uint32_t base = R->anon_base;
+    R->anon_base = R->nanon;
     for (uint32_t m = 1; m <= MAX_GROUP && r == 0 && !R->out && !R->restart; m++) {
         F->maxa[k] = m;
         r = next_group(R, F, k, root);
         if (m >= R->nends[k]) break;
     }
+    if (r != 1) R->anon_base = base;
     return r;
 }
 
@@ -939,8 +1228,21 @@ static int read_back(rf *R, uint32_t final_root)
         if (!emit(R, op->root_b, true, false, order, &n)) return -1;
         if (!addresses(R, order, n)) return 0;
     }
-    for (uint32_t i = 0; i < R->p->n; i++)
-        if (R->p->off[i] < 0) return 0;
+    /* the floating: each family's members take its places as they stand,
+     * and every node its slot's address */
+    const uint32_t nn = R->p->n;
+    for (uint32_t g = 0; g < R->nfam; g++)
+        for (uint32_t x = 0; x < R->fam[g].nm; x++) R->via[R->fam[g].m[x]] = R->fam[g].p[x];
+    for (uint32_t i = 0; i < nn; i++) {
+        if (R->p->off[i] >= 0) continue;
+        uint32_t t = i, steps = 0;
+        while (t != NO_NODE && steps++ <= 2 * nn) {
+            if (t < nn && R->p->off[t] >= 0 && t != i) break;
+            t = R->via[t] != NO_NODE ? R->via[t] : t < nn ? R->heir[t] : NO_NODE;
+        }
+        if (t == NO_NODE || t >= nn || R->p->off[t] < 0) return 0;
+        R->p->off[i] = R->p->off[t];
+    }
     return 1;
 }
 
@@ -1072,6 +1374,12 @@ int sb_refill_pack(const sb_pack_problem *p, sba_arena *ar, uint64_t budget, uin
     F.as = sba_arena_array(ar, p->n, sizeof *F.as);
     F.maxa = sba_arena_array(ar, (size_t)p->K + 1, sizeof *F.maxa);
     R.tie = sba_arena_array(ar, (size_t)p->K + 1, sizeof *R.tie);
+    R.fam_of = sba_arena_array(ar, p->n, sizeof *R.fam_of);
+    R.heir = sba_arena_array(ar, p->n, sizeof *R.heir);
+    R.via = sba_arena_array(ar, 2 * (size_t)p->n, sizeof *R.via);
+    R.vfam = sba_arena_array(ar, p->n, sizeof *R.vfam);
+    R.fam = sba_arena_array(ar, (size_t)p->n / 2 + 1, sizeof *R.fam);
+    if (!R.fam_of || !R.heir || !R.via || !R.vfam || !R.fam) goto nomem;
     uint64_t *best_tie = sba_arena_array(ar, (size_t)p->K + 1, sizeof *best_tie);
     uint32_t best_depth = 0;
     uint64_t best_to = 0;
@@ -1086,9 +1394,12 @@ int sb_refill_pack(const sb_pack_problem *p, sba_arena *ar, uint64_t budget, uin
     for (uint64_t run = 1; result == SB_PACK_NONE && !R.out; run++) {
         if (run > 1) next_ties(&R, best_tie, &best_depth, &best_to, sba_mix64(p->seed + run), run);
         R.depth = 0, R.to_depth = 0;
-        R.run_start = R.visited, R.run_limit = (run > DRAWN_RUNS ? best_to : 0) + ((uint64_t)p->n / 8 + 1) * sba_luby(run);
+        R.run_start = R.tried, R.run_limit = (run > DRAWN_RUNS ? best_to : 0) + ((uint64_t)p->n / 8 + 1) * sba_luby(run);
         R.restart = false;
         R.nnd = R.nkid = R.nseq = R.nop = R.nhs = R.ntrail = R.counted = 0;
+        R.nfam = R.nv = R.nft = R.nanon = R.anon_base = R.nstk = 0;
+        for (uint32_t i = 0; i < p->n; i++) R.fam_of[i] = NO_FAM, R.heir[i] = NO_NODE;
+        for (uint32_t i = 0; i < 2 * p->n; i++) R.via[i] = NO_NODE;
         for (uint32_t k = 0; k <= p->K; k++)
             if (!sort_by_size_end(&R, R.starts[k], R.nstarts[k], false, R.tie[k]) ||
                 !sort_by_size_end(&R, R.ends[k], R.nends[k], true, R.tie[k]))
