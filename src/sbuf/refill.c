@@ -186,7 +186,8 @@ typedef struct rf {
  * slot, the label of a leaf (< n), or a virtual token, which takes a place
  * in its own family. A tie of more than MAXF starters takes the slots as
  * they come. */
-enum { MAXF = 16, NO_FAM = UINT32_MAX };
+enum { MAXF = 16 };
+#define NO_FAM UINT32_MAX
 typedef struct rf_fam {
     uint32_t nm, np;
     uint32_t m[MAXF], p[MAXF];
