@@ -163,7 +163,7 @@ typedef struct rf {
     uint64_t *tie;          /* per boundary: the seed of this run's ties there (0: none) */
     uint32_t depth;         /* the last boundary this run entered */
     uint64_t to_depth;      /* the groups it had tried when it entered it */
-    uint64_t run_start, run_limit; /* groups tried (tried), at this run's start and at most in it */
+    uint64_t run_start, run_limit; /* groups that chose (tried), at this run's start and at most in it */
     bool out;               /* budget spent */
     bool restart;           /* this run's limit reached */
     /* ties: equal-size relays whose pairing is left open (families) */
