@@ -1034,7 +1034,9 @@ static int finish(rf *R, rf_search *F, uint32_t k, uint32_t root)
         bool apart = false, one = true;
         for (uint32_t x = 1; x < ns; x++) apart |= nodes[S[x]].s1 != nodes[S[0]].s1;
         for (uint32_t x = 0; x < ne; x++) one &= R->fam_of[E[x]] != NO_FAM && R->fam_of[E[x]] == R->fam_of[E[0]];
-        if (!apart || ne > MAXF) {
+        if (!apart || one || ne > MAXF) {
+            /* a bound ender's slot goes to its starter in the tree; a
+             * floating one's place in its family to its starter */
             for (uint32_t x = 0; x < ne; x++) {
                 const uint32_t e = E[x], z = S[x], f = R->fam_of[e];
                 if (f == NO_FAM) {
@@ -1045,15 +1047,6 @@ static int finish(rf *R, rf_search *F, uint32_t k, uint32_t root)
                 uint32_t mi = fam_index(G->m, G->nm, e);
                 if (mi == UINT32_MAX || !tset(R, &G->m[mi], z) || !tset(R, &R->fam_of[z], f) ||
                     !tset(R, &R->heir[e], z) || !tset(R, &R->fam_of[e], NO_FAM))
-                    goto nomem;
-            }
-        } else if (one) {
-            const uint32_t f = R->fam_of[E[0]];
-            rf_fam *G = &R->fam[f];
-            for (uint32_t x = 0; x < ne; x++) {
-                uint32_t mi = fam_index(G->m, G->nm, E[x]);
-                if (mi == UINT32_MAX || !tset(R, &G->m[mi], S[x]) || !tset(R, &R->fam_of[S[x]], f) ||
-                    !tset(R, &R->heir[E[x]], S[x]) || !tset(R, &R->fam_of[E[x]], NO_FAM))
                     goto nomem;
             }
         } else {
