@@ -162,6 +162,7 @@ typedef struct rf {
     uint64_t tried;         /* the groups visited that chose something (not an anonymous relay's) */
     uint64_t *tie;          /* per boundary: the seed of this run's ties there (0: none) */
     uint32_t depth;         /* the last boundary this run entered */
+    uint32_t furthest;      /* the last boundary any run entered */
     uint64_t to_depth;      /* the groups it had tried when it entered it */
     uint64_t run_start, run_limit; /* groups that chose (tried), at this run's start and at most in it */
     bool out;               /* budget spent */
@@ -1112,6 +1113,7 @@ static int boundary(rf *R, rf_search *F, uint32_t k, uint32_t root)
 {
     while (k < R->p->K && !R->nends[k]) k++;
     if (k > R->depth) R->depth = k, R->to_depth = R->tried - R->run_start;
+    if (k > R->furthest) R->furthest = k;
     if (k >= R->p->K) {
         F->final_root = root;
         return 1;
@@ -1354,6 +1356,7 @@ static void next_ties(rf *R, uint64_t *best, uint32_t *best_depth, uint64_t *bes
 int sb_refill_pack(const sb_pack_problem *p, sba_arena *ar, uint64_t budget, uint64_t *work, uint64_t *visited)
 {
     *work = *visited = 0;
+    if (p->reach) *p->reach = (sb_reach){0, 0};
     if (p->Q != 1 || p->nfixed || p->n < 2 || p->n > MAX_NODES || p->K < 1) return SB_PACK_NONE;
     rf R = {.p = p, .ar = ar, .budget = budget, .epoch = 1};
     rf_search F = {0};
@@ -1409,6 +1412,7 @@ int sb_refill_pack(const sb_pack_problem *p, sba_arena *ar, uint64_t budget, uin
         int r = look_ahead(&R, 0, root);
         if (r == 1) r = boundary(&R, &F, 1, root);
         if (r < 0 || ar->failed) goto nomem;
+        if (run == 1 && p->reach) p->reach->first_run = R.work;
         if (r == 1) {
             int b = read_back(&R, F.final_root);
             if (b < 0) goto nomem;
@@ -1423,5 +1427,6 @@ nomem:
     result = SB_PACK_NOMEM;
 done:
     *work = R.work, *visited = R.visited;
+    if (p->reach) p->reach->boundary = R.furthest;
     return result;
 }

@@ -255,6 +255,7 @@ typedef struct sb_pack_problem {
     int64_t *off;             /* out: each node's address */
     int64_t *slack;           /* out, unless NULL: free bytes × quarters × sections left over */
     bool *slack_cut;          /* out, unless NULL: set where strips cut a 1-D part with a little slack */
+    struct sb_reach *reach;   /* out, unless NULL: how far refill got (refill.c) */
     uint32_t *opt;            /* out: each node's option */
     uint32_t scale;           /* strips: their bounds × this (0: 1; see strips.c, Bounds) */
     uint64_t order_seed;      /* strips: 0, or the restart whose seed picks the items its sets leave first */
@@ -271,6 +272,12 @@ typedef struct sb_pack_problem {
     uint32_t raw_K;
 } sb_pack_problem;
 enum { SB_PACK_PACKED = 1, SB_PACK_NONE = 0, SB_PACK_BUDGET = 3, SB_PACK_NOMEM = -1 };
+/* How far a refill search got: the furthest boundary a run entered, and
+ * the work its first run took. */
+typedef struct sb_reach {
+    uint32_t boundary;
+    uint64_t first_run;
+} sb_reach;
 /* Searches for a packing, bottom-left, with restarts, within `budget` work
  * units (scratch in ar). PACKED, NONE (this search found none: no proof),
  * BUDGET or NOMEM; *work and *visited: what it spent. */
@@ -288,16 +295,22 @@ int sb_strips_pack(const sb_pack_problem *p, const sba_allocator *a, uint64_t bu
  * byte in every section, searches the orders of its nodes at each boundary
  * with PQ-trees, within `budget` work units (scratch in ar). PACKED, NONE
  * (found none, or the problem is not such a tiling: no proof), BUDGET or
- * NOMEM; *work and *visited: what it spent. */
+ * NOMEM; *work and *visited: what it spent; *p->reach, how far it got. */
 int sb_refill_pack(const sb_pack_problem *p, sba_arena *ar, uint64_t budget, uint64_t *work, uint64_t *visited);
 
 /* ---- relay.c: the exact packer's reading of memory handed on ---------- */
 /* Where exactly one node of a size and set of options ends at a boundary and
  * exactly one of the same starts, reads them as one node (and so on down the
  * chain) in *out, which shares p's fixed rectangles and has its own off and
- * opt (scratch in ar); of[i]: p's node i's node in *out. Returns the nodes
- * merged away (0: none, *out unset) or UINT32_MAX when memory ran out. */
-uint32_t sb_relay_merge(const sb_pack_problem *p, sba_arena *ar, sb_pack_problem *out, uint32_t *of);
+ * opt (scratch in ar); of[i]: p's node i's node in *out. Boundaries k with
+ * apart[k] set merge nothing (apart NULL: none). Returns the nodes merged
+ * away (0: none, *out unset) or UINT32_MAX when memory ran out. */
+uint32_t sb_relay_merge(const sb_pack_problem *p, sba_arena *ar, sb_pack_problem *out, uint32_t *of,
+                        const uint8_t *apart);
+/* Refill (refill.c) on p's relays merged, keeping apart the merges that
+ * wall it in (relay.c, Walls), within `budget` (scratch in ar): the results
+ * of sb_refill_pack, a packing of p itself; NONE where no relay merges. */
+int sb_relay_refill(const sb_pack_problem *p, sba_arena *ar, uint64_t budget, uint64_t *work, uint64_t *visited);
 /* A packing of the merged problem as one of p: each node at its chain's
  * address and option. */
 void sb_relay_spread(const sb_pack_problem *merged, const uint32_t *of, const sb_pack_problem *p);

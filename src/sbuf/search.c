@@ -64,8 +64,8 @@
  * a quarter of what is left; a part with no slack a run on its relays
  * (relay.c: a node and the one of its size and options that starts where
  * it ends, each the only one of its kind there, read as one node) on an
- * eighth of what is left (a 1-D part, whose merged part refill takes, on
- * half); a part with no slack (or, in 1-D, one the strips
+ * eighth of what is left (a 1-D part, whose merged part refill takes,
+ * keeping apart the merges that wall it in, on half); a part with no slack (or, in 1-D, one the strips
  * cut with a little) the skyline by bands on half of what is left, and
  * the strips alone: with no slack, their bounds ever wider (STRIPS_LADDER),
  * each on a third of what is left, then restarted (STRIPS_RESTARTS) on an
@@ -1274,22 +1274,36 @@ static void perturb(order_key *key, sba_rng *rng)
  * memory reused over time, and there the strips give up early); what is
  * left goes whole to the skyline. With `alone` (the runs with wide
  * bounds, and the strips filled section by section) the strips have it
- * all. Sets *pp->slack to 0 when it packs. */
-static int pack_problem(const sb_pack_problem *pp, sba_arena *ar, uint64_t budget, bool alone, uint64_t *work,
-                        uint64_t *visited)
+ * all. With `relays`, the problem is read with its relays as one node each
+ * (relay.c), and refill keeps apart the ones that wall it in (NONE where no
+ * relay merges). Sets *pp->slack to 0 when it packs. */
+static int pack_problem(const sb_pack_problem *pp, sba_arena *ar, uint64_t budget, bool alone, bool relays,
+                        uint64_t *work, uint64_t *visited)
 {
-    int sr = sb_strips_pack(pp, ar->a, alone ? budget : budget / 2, work, visited);
+    sb_pack_problem rp;
+    const sb_pack_problem *q = pp; /* what the strips and the skyline take */
+    uint32_t *of = NULL;
+    if (relays) {
+        of = sba_arena_array(ar, (size_t)pp->n + 1, sizeof *of);
+        uint32_t merged = of ? sb_relay_merge(pp, ar, &rp, of, NULL) : UINT32_MAX;
+        if (merged == UINT32_MAX) return SB_PACK_NOMEM;
+        if (!merged) return SB_PACK_NONE;
+        q = &rp;
+    }
+    int sr = sb_strips_pack(q, ar->a, alone ? budget : budget / 2, work, visited);
     if (sr != SB_PACK_PACKED && sr != SB_PACK_NOMEM && pp->Q == 1 && !pp->nfixed && !alone && *work < budget) {
-        uint64_t w1 = 0, v1 = 0;
-        sr = sb_refill_pack(pp, ar, (budget - *work) / 4 * 3, &w1, &v1);
+        uint64_t w1 = 0, v1 = 0, share = (budget - *work) / 4 * 3;
+        sr = relays ? sb_relay_refill(pp, ar, share, &w1, &v1) : sb_refill_pack(pp, ar, share, &w1, &v1);
         *work += w1, *visited += v1;
+        if (sr == SB_PACK_PACKED) q = pp; /* refill packed pp itself */
     }
     if (sr == SB_PACK_PACKED) *pp->slack = 0;
     if (sr != SB_PACK_PACKED && sr != SB_PACK_NOMEM && !alone) {
         uint64_t w2 = 0, v2 = 0;
-        sr = sb_skyline_pack(pp, ar, *work < budget ? budget - *work : 0, &w2, &v2);
+        sr = sb_skyline_pack(q, ar, *work < budget ? budget - *work : 0, &w2, &v2);
         *work += w2, *visited += v2;
     }
+    if (sr == SB_PACK_PACKED && q != pp) sb_relay_spread(&rp, of, pp);
     return sr;
 }
 
@@ -1546,17 +1560,7 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
             pp.order_seed = wide ? run.seed : 0;
             pp.light = kind == KIND_STRIPS_LIGHT;
             pp.section_fills = kind == KIND_FILLS;
-            if (kind == KIND_RELAY) {
-                /* the relays as one node each (relay.c), packed as any other */
-                sb_pack_problem rp;
-                uint32_t *of = sba_arena_array(ar, (size_t)nn + 1, sizeof *of);
-                uint32_t merged = of ? sb_relay_merge(&pp, ar, &rp, of) : UINT32_MAX;
-                if (merged == UINT32_MAX) return -1;
-                sr = merged ? pack_problem(&rp, ar, budget, false, &work, &visited) : SB_PACK_NONE;
-                if (sr == SB_PACK_PACKED) sb_relay_spread(&rp, of, &pp);
-            } else {
-                sr = pack_problem(&pp, ar, budget, wide || kind == KIND_FILLS, &work, &visited);
-            }
+            sr = pack_problem(&pp, ar, budget, wide || kind == KIND_FILLS, kind == KIND_RELAY, &work, &visited);
             if (kind == KIND_SKYLINE_BANDS) *slack = slack_cut ? SLACK_CUT : left_over;
         }
         S.work = work, S.visited = visited;

@@ -1381,7 +1381,7 @@ static int solve(strips *T, st_item *it, uint32_t m, int64_t cap, int64_t base, 
  * one that starts a few points later do not meet on one boundary; each
  * padding node then covers the kept sections among its own. Refill alone
  * then takes each of the first three readings with its relays merged
- * (refill_relays): where memory is handed from a node or hole to the next
+ * (sb_relay_refill): where memory is handed from a node or hole to the next
  * of its size, as where memory is reused over time, the merged part has
  * fewer nodes to order at each boundary and packs where the padded part
  * itself ran out of its share; it may have lost the packing where the two
@@ -1399,7 +1399,7 @@ enum { PAD_OPEN_MAX = 12, PAD_SHARE = 4, PAD_LATE_SHARE = 16 };
 
 /* The tries in order: the reading (pad_room's t), whether the room is read
  * backward in time, and whether refill alone takes the padded part's relays
- * merged (refill_relays). */
+ * merged (sb_relay_refill). */
 static const struct pad_try {
     uint8_t t;
     bool backward, relays;
@@ -1496,28 +1496,6 @@ static uint32_t pad_room(const sb_pack_problem *p, const int64_t *room, uint32_t
     return n;
 }
 
-/* Refill (refill.c) on a padded 1-D part's relays merged (relay.c), within
- * `budget`; what it spends is added to *work and *visited. NONE where no
- * relay merges. */
-static int refill_relays(const sb_pack_problem *padded, const sba_allocator *a, uint64_t budget, uint64_t *work,
-                         uint64_t *visited)
-{
-    sba_arena ar;
-    sba_arena_init(&ar, a);
-    sb_pack_problem merged;
-    uint32_t *of = sba_arena_array(&ar, (size_t)padded->n + 1, sizeof *of);
-    uint32_t relays = of ? sb_relay_merge(padded, &ar, &merged, of) : UINT32_MAX;
-    int r = relays == UINT32_MAX ? SB_PACK_NOMEM : SB_PACK_NONE;
-    if (relays && relays != UINT32_MAX) {
-        uint64_t w = 0, v = 0;
-        r = sb_refill_pack(&merged, &ar, budget, &w, &v);
-        *work += w, *visited += v;
-        if (r == SB_PACK_PACKED) sb_relay_spread(&merged, of, padded);
-    }
-    sba_arena_free(&ar);
-    return r;
-}
-
 /* A key of the padding nodes nodes[from, n): the same nodes in any order
  * (readings that split different holes may make the same), the same key. */
 static uint64_t padding_key(const sb_pack_node *nodes, uint32_t from, uint32_t n)
@@ -1606,19 +1584,19 @@ static int pack_padded(const sb_pack_problem *p, const sba_allocator *a, uint64_
             again |= taken[x].key == key && taken[x].relays == PAD_ORDER[t].relays && taken[x].share >= share;
         if (again) continue;
         taken[ntaken++] = (struct pad_taken){key, share, PAD_ORDER[t].relays};
-        if (PAD_ORDER[t].relays) {
-            r = refill_relays(&padded, a, share, work, visited);
-        } else {
-            /* its orders by PQ-trees first, on half of the share
-             * (refill.c), where no guillotine cut is needed */
-            sba_arena ar;
-            sba_arena_init(&ar, a);
-            r = sb_refill_pack(&padded, &ar, share / 2, &w, &v);
-            sba_arena_free(&ar);
-            *work += w, *visited += v;
-            if (r == SB_PACK_NOMEM) break;
+        /* refill on its relays merged (relay.c), or on its orders by
+         * PQ-trees first, on half of the share (refill.c), where no
+         * guillotine cut is needed, then the strips */
+        sba_arena ar;
+        sba_arena_init(&ar, a);
+        r = PAD_ORDER[t].relays ? sb_relay_refill(&padded, &ar, share, &w, &v)
+                                : sb_refill_pack(&padded, &ar, share / 2, &w, &v);
+        sba_arena_free(&ar);
+        *work += w, *visited += v;
+        if (r == SB_PACK_NOMEM) break;
+        if (!PAD_ORDER[t].relays && r != SB_PACK_PACKED) {
             w = v = 0;
-            if (r != SB_PACK_PACKED) r = sb_strips_pack(&padded, a, left_of(until, *work), &w, &v);
+            r = sb_strips_pack(&padded, a, left_of(until, *work), &w, &v);
             *work += w, *visited += v;
         }
         if (r == SB_PACK_BUDGET && until < budget) r = SB_PACK_NONE; /* the next try's turn */
