@@ -65,8 +65,9 @@
  * (relay.c: a node and the one of its size and options that starts where
  * it ends, each the only one of its kind there, read as one node) on an
  * eighth of what is left (a 1-D part, whose merged part refill takes,
- * keeping apart the merges that wall it in, on half); a part with no slack (or, in 1-D, one the strips
- * cut with a little) the skyline by bands on half of what is left, and
+ * keeping apart the merges that wall it in, on half); a part with no
+ * slack (or, in 1-D, one the strips cut with a little) the skyline by
+ * bands on half of what is left, and
  * the strips alone: with no slack, their bounds ever wider (STRIPS_LADDER),
  * each on a third of what is left, then restarted (STRIPS_RESTARTS) on an
  * eighth each; with a little, once (STRIPS_WIDE) on a quarter. Then eight rounds of restarts of the greedy runs, each
