@@ -162,7 +162,6 @@ typedef struct rf {
     uint64_t tried;         /* the groups visited that chose something (not an anonymous relay's) */
     uint64_t *tie;          /* per boundary: the seed of this run's ties there (0: none) */
     uint32_t depth;         /* the last boundary this run entered */
-    uint32_t furthest;      /* the last boundary any run entered */
     uint64_t to_depth;      /* the groups it had tried when it entered it */
     uint64_t run_start, run_limit; /* groups that chose (tried), at this run's start and at most in it */
     bool out;               /* budget spent */
@@ -1113,7 +1112,6 @@ static int boundary(rf *R, rf_search *F, uint32_t k, uint32_t root)
 {
     while (k < R->p->K && !R->nends[k]) k++;
     if (k > R->depth) R->depth = k, R->to_depth = R->tried - R->run_start;
-    if (k > R->furthest) R->furthest = k;
     if (k >= R->p->K) {
         F->final_root = root;
         return 1;
@@ -1422,11 +1420,11 @@ int sb_refill_pack(const sb_pack_problem *p, sba_arena *ar, uint64_t budget, uin
         }
     }
     if (result == SB_PACK_NONE && R.out) result = SB_PACK_BUDGET;
+    if (p->reach) p->reach->boundary = R.depth > best_depth ? R.depth : best_depth; /* the last run, or one before */
     goto done;
 nomem:
     result = SB_PACK_NOMEM;
 done:
     *work = R.work, *visited = R.visited;
-    if (p->reach) p->reach->boundary = R.furthest;
     return result;
 }
