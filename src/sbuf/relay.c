@@ -144,8 +144,10 @@ void sb_relay_spread(const sb_pack_problem *merged, const uint32_t *of, const sb
  * whether refill then gets past d. A block that does is halved while one
  * half alone does, and kept apart from then on; the next round goes on from
  * there. Where no block gets past d, or after WALL_ROUNDS rounds, the last
- * round has all that is left. Keeping a merge apart never loses a packing:
- * the problem only gains nodes. */
+ * round has all that is left; refill's runs are the same on the same
+ * problem, so that round first goes over its round's runs again (at most a
+ * quarter of the budget, and the probes as much). Keeping a merge apart
+ * never loses a packing: the problem only gains nodes. */
 enum { WALL_BLOCK = 16, WALL_ROUNDS = 16, WALL_PROBE_RUNS = 8, WALL_PROBE_SHARE = 16 };
 
 /* Refill on p with its relays merged except at the boundaries apart (NULL:
