@@ -131,6 +131,14 @@ Test(refill, packs_planted_functions_of_700_tensors_after_the_strips)
     planted_walls_pack(11, 700, "full", 0);
 }
 
+Test(refill, packs_a_planted_function_only_the_furthest_runs_ties_reach)
+{
+    /* after 128 runs a restart keeps the ties of the run that got furthest
+     * and draws anew only a window before where it stopped: with every
+     * restart drawing all its ties anew, this one spilled 186 tensors */
+    planted_walls_pack(21, 2000, "full", 0);
+}
+
 Test(refill, a_group_costs_the_depths_of_its_leaves_not_the_tree)
 {
     /* a group's leaves are counted from the leaves up, a group the sums
