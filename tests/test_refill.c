@@ -139,6 +139,31 @@ Test(refill, packs_a_planted_function_only_the_furthest_runs_ties_reach)
     planted_walls_pack(21, 2000, "full", 0);
 }
 
+Test(refill, the_enders_below_one_node_are_one_group)
+{
+    /* ten nodes of 1 start where one of 10 ends, the starters of one
+     * group, and all end where one of 10 starts: every leaf of the node
+     * they were made into ends there, so they lie side by side in every
+     * order, and one group takes the ten, more than a group of single
+     * enders may hold (eight) */
+    static tiling t;
+    memset(&t, 0, sizeof t);
+    t.node[add_node(&t, 0, 10)].s1 = 0;
+    t.node[add_node(&t, 0, 6)].s1 = 2;
+    for (uint32_t x = 0; x < 10; x++) t.node[add_node(&t, 1, 1)].s1 = 1;
+    t.node[add_node(&t, 2, 10)].s1 = 2;
+    t.p.K = 3, t.p.Q = 1, t.p.nodes = t.node, t.p.cap = 16, t.p.align = 1, t.p.seed = 1;
+    t.p.off = t.off, t.p.opt = t.opt;
+    cr_assert_eq(refill(&t, 100000, NULL), SB_PACK_PACKED);
+}
+
+Test(refill, packs_a_padded_function_taking_blocks_whole)
+{
+    /* walls of 1,000 tensors with 2 % left out, padded: 61 tensors
+     * spilled where refill split blocks */
+    planted_walls_pack(2, 1000, "full", 2);
+}
+
 Test(refill, a_group_costs_the_depths_of_its_leaves_not_the_tree)
 {
     /* a group's leaves are counted from the leaves up, a group the sums

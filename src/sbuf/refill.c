@@ -22,18 +22,28 @@
  * defeats the guillotine decomposition) pack without search in most cases.
  *
  * The search is over the groups, finest first at each boundary (every
- * group one ending node, then up to two, ...: runs merge only where no
- * finer split fits): the first ending node left takes others, then a set
- * of starters of the same sum (starters of the same size and end are the
- * same choice; a lone ender's one starter of its size is a relay, Ties
- * below); a reduction that fails is a dead end at once. Depth first, in
- * time order, with restarts that redraw the order of equal sizes near
- * where the furthest run stopped, within the caller's budget; it only
- * ever packs. Look-ahead: ending nodes that
+ * group one ending node or block, Blocks below, then up to two, ...: runs
+ * merge only where no finer split fits): the first ending node left takes
+ * others, then a set of starters of the same sum (starters of the same
+ * size and end are the same choice; a lone ender's one starter of its size
+ * is a relay, Ties below); a reduction that fails is a dead end at once.
+ * Depth first, in time order, with restarts that redraw the order of
+ * equal sizes near where the furthest run stopped, within the caller's
+ * budget; it only ever packs. Look-ahead: ending nodes that
  * the sums put in one run in every packing (no set holding one but not the
  * other sums to a sum of starters) must stay consecutive in the tree
  * restricted to them and the nodes that outlive the run, checked at every
  * boundary once they have all started.
+ *
+ * Blocks. Where every leaf below a node of the tree ends at the boundary,
+ * those ending nodes lie side by side in every order the tree holds: in
+ * any packing they are in one run of freed bytes, and a group may take
+ * the whole run (its starters in any order within it, every order a finer
+ * split of the run allows and more). So they enter a group together, as
+ * one choice (a group of single nodes holds at most MAX_GROUP), unless
+ * each of them has a starter of its size left: as relays their pairing
+ * stays open (Ties), which a group naming its starters loses. A floating
+ * node is in no block.
  *
  * Ties. A relay, a group of one ending node and one starter of its size,
  * hands the slot on: which of several starters of that size takes which
@@ -138,6 +148,9 @@ typedef struct rf {
     uint32_t *hs;
     uint32_t nhs, caphs;
     uint32_t *in_group;     /* per problem node: the epoch it is in the group being reduced */
+    uint32_t *blk;          /* per ending node: its block's node (NO_NODE: none; see find_blocks) */
+    uint32_t *bids;         /* scratch: a boundary's bound ending nodes */
+    uint8_t *relayable;     /* scratch, by bids: a starter of its size is left */
     uint32_t epoch, gsize;
     uint32_t *leaf_of;      /* per problem node: its leaf, once it has started */
     uint32_t counted;       /* nodes below this id are the tree's, counted from the leaves up */
@@ -943,6 +956,31 @@ static int pick_starters(rf *R, rf_search *F, uint32_t k, uint32_t root, uint32_
     return pick_starters(R, F, k, root, a0, h0, j2, need, tries);
 }
 
+/* Puts ending node i and the rest of its block on the group stack, used;
+ * the bytes they add. */
+static int64_t take_block(rf *R, rf_search *F, uint32_t k, uint32_t i)
+{
+    int64_t sum = R->p->nodes[i].size;
+    F->ends_used[i] = 1;
+    F->as[F->nas++] = i;
+    if (R->blk[i] == NO_NODE) return sum;
+    R->work += R->nends[k];
+    for (uint32_t j = 0; j < R->nends[k]; j++) {
+        const uint32_t e = R->ends[k][j];
+        if (F->ends_used[e] || R->blk[e] != R->blk[i]) continue;
+        F->ends_used[e] = 1;
+        F->as[F->nas++] = e;
+        sum += R->p->nodes[e].size;
+    }
+    return sum;
+}
+
+/* Takes the group stack back to n0, its nodes unused again. */
+static void drop_block(rf_search *F, uint32_t n0)
+{
+    while (F->nas > n0) F->ends_used[F->as[--F->nas]] = 0;
+}
+
 /* Adds `more` ending nodes from ends[k][j ..] to the group as[a0 .. nas),
  * then picks its starters. */
 static int pick_enders(rf *R, rf_search *F, uint32_t k, uint32_t root, uint32_t a0, uint32_t j, uint32_t more,
@@ -968,11 +1006,10 @@ static int pick_enders(rf *R, rf_search *F, uint32_t k, uint32_t root, uint32_t 
         uint32_t i = en[j];
         if (F->ends_used[i]) continue;
         if (!charge(R, 1)) return 0;
-        F->ends_used[i] = 1;
-        F->as[F->nas++] = i;
-        int r = pick_enders(R, F, k, root, a0, j + 1, more - 1, sum + R->p->nodes[i].size);
-        F->nas--;
-        F->ends_used[i] = 0;
+        const uint32_t n0 = F->nas;
+        const int64_t add = take_block(R, F, k, i);
+        int r = pick_enders(R, F, k, root, a0, j + 1, more - 1, sum + add);
+        drop_block(F, n0);
         if (r != 0) return r;
     }
     return 0;
@@ -1093,21 +1130,52 @@ static int next_group(rf *R, rf_search *F, uint32_t k, uint32_t root)
     for (uint32_t j = 0; j < ne; j++)
         if (!F->ends_used[en[j]]) left++, first = first == NO_NODE ? j : first;
     if (first == NO_NODE) return finish(R, F, k, root);
-    uint32_t i = en[first];
-    F->ends_used[i] = 1;
-    uint32_t a0 = F->nas;
-    F->as[F->nas++] = i;
+    const uint32_t a0 = F->nas;
+    const int64_t size = take_block(R, F, k, en[first]);
     int r = 0;
     for (uint32_t more = 0; more < left && more < F->maxa[k] && r == 0 && !R->out && !R->restart; more++)
-        r = pick_enders(R, F, k, root, a0, first + 1, more, R->p->nodes[i].size);
-    F->nas--;
-    F->ends_used[i] = 0;
+        r = pick_enders(R, F, k, root, a0, first + 1, more, size);
+    drop_block(F, a0);
     return r;
 }
 
+/* The blocks of boundary k (Blocks, above): each bound ending node's
+ * highest ancestor in the tree whose leaves all end here, unless every
+ * ending node below it has a starter of its size left. */
+static void find_blocks(rf *R, rf_search *F, uint32_t k)
+{
+    uint32_t n = 0;
+    for (uint32_t j = 0; j < R->nends[k]; j++) {
+        const uint32_t e = R->ends[k][j];
+        R->blk[e] = NO_NODE;
+        if (R->fam_of[e] == NO_FAM) R->bids[n++] = e;
+    }
+    R->work += R->nends[k];
+    if (n < 2) return;
+    begin_group(R, R->bids, n);
+    count_up(R, R->bids, n);
+    for (uint32_t x = 0; x < n; x++) {
+        uint32_t y = R->leaf_of[R->bids[x]], top = NO_NODE, u;
+        while ((u = R->nd[y].up) != NO_NODE && R->nd[u].stamp == R->epoch && R->nd[u].full == R->nd[u].leaves)
+            top = y = u, R->work++;
+        R->blk[R->bids[x]] = top;
+        R->relayable[x] = top != NO_NODE && spare_of_size(R, F, k, R->p->nodes[R->bids[x]].size, false);
+    }
+    R->work += (uint64_t)n * n;
+    for (uint32_t x = 0; x < n; x++) {
+        const uint32_t b = R->blk[R->bids[x]];
+        if (b == NO_NODE) continue;
+        bool relays = true;
+        for (uint32_t y = 0; y < n && relays; y++) relays = R->blk[R->bids[y]] != b || R->relayable[y];
+        if (relays)
+            for (uint32_t y = x; y < n; y++)
+                if (R->blk[R->bids[y]] == b) R->blk[R->bids[y]] = NO_NODE;
+    }
+}
+
 /* Boundary k and the ones after: the finest groups first (every group
- * one ending node, then up to two, ...): runs merge only where no finer
- * split of the boundary fits the tree. */
+ * one ending node or block, then up to two, ...): runs merge only where
+ * no finer split of the boundary fits the tree. */
 static int boundary(rf *R, rf_search *F, uint32_t k, uint32_t root)
 {
     while (k < R->p->K && !R->nends[k]) k++;
@@ -1119,6 +1187,7 @@ static int boundary(rf *R, rf_search *F, uint32_t k, uint32_t root)
     int r = 0;
     const uint32_t base = R->anon_base;
     R->anon_base = R->nanon;
+    find_blocks(R, F, k);
     for (uint32_t m = 1; m <= MAX_GROUP && r == 0 && !R->out && !R->restart; m++) {
         F->maxa[k] = m;
         r = next_group(R, F, k, root);
@@ -1362,6 +1431,9 @@ int sb_refill_pack(const sb_pack_problem *p, sba_arena *ar, uint64_t budget, uin
     if (!boundaries(&R)) goto done;
     if (!forced_groups(&R)) goto nomem;
     R.in_group = sba_arena_array(ar, p->n, sizeof *R.in_group);
+    R.blk = sba_arena_array(ar, p->n, sizeof *R.blk);
+    R.bids = sba_arena_array(ar, p->n, sizeof *R.bids);
+    R.relayable = sba_arena_array(ar, p->n, sizeof *R.relayable);
     R.leaf_of = sba_arena_array(ar, p->n, sizeof *R.leaf_of);
     R.pos = sba_arena_array(ar, p->n, sizeof *R.pos);
     F.ends_used = sba_arena_array(ar, p->n, sizeof *F.ends_used);
@@ -1378,7 +1450,7 @@ int sb_refill_pack(const sb_pack_problem *p, sba_arena *ar, uint64_t budget, uin
     uint64_t *best_tie = sba_arena_array(ar, (size_t)p->K + 1, sizeof *best_tie);
     uint32_t best_depth = 0;
     uint64_t best_to = 0;
-    if (!R.tie || !best_tie || !R.in_group || !R.leaf_of || !R.pos || !F.ends_used || !F.starts_used || !F.as ||
+    if (!R.tie || !best_tie || !R.in_group || !R.leaf_of || !R.pos || !F.ends_used || !F.starts_used || !F.as || !R.blk || !R.bids || !R.relayable ||
         !F.maxa)
         goto nomem;
     /* runs with restarts: a run that tried more groups than its limit (an
