@@ -1161,15 +1161,13 @@ static void find_blocks(rf *R, rf_search *F, uint32_t k)
         R->blk[R->bids[x]] = top;
         R->relayable[x] = top != NO_NODE && spare_of_size(R, F, k, R->p->nodes[R->bids[x]].size, false);
     }
-    R->work += (uint64_t)n * n;
     for (uint32_t x = 0; x < n; x++) {
         const uint32_t b = R->blk[R->bids[x]];
-        if (b == NO_NODE) continue;
+        if (b == NO_NODE || !R->relayable[x]) continue;
         bool relays = true;
-        for (uint32_t y = 0; y < n && relays; y++) relays = R->blk[R->bids[y]] != b || R->relayable[y];
-        if (relays)
-            for (uint32_t y = x; y < n; y++)
-                if (R->blk[R->bids[y]] == b) R->blk[R->bids[y]] = NO_NODE;
+        for (uint32_t y = 0; y < n && relays; y++, R->work++) relays = R->blk[R->bids[y]] != b || R->relayable[y];
+        for (uint32_t y = x; y < n && relays; y++, R->work++)
+            if (R->blk[R->bids[y]] == b) R->blk[R->bids[y]] = NO_NODE;
     }
 }
 
