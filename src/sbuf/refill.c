@@ -1448,8 +1448,8 @@ int sb_refill_pack(const sb_pack_problem *p, sba_arena *ar, uint64_t budget, uin
     uint64_t *best_tie = sba_arena_array(ar, (size_t)p->K + 1, sizeof *best_tie);
     uint32_t best_depth = 0;
     uint64_t best_to = 0;
-    if (!R.tie || !best_tie || !R.in_group || !R.leaf_of || !R.pos || !F.ends_used || !F.starts_used || !F.as || !R.blk || !R.bids || !R.relayable ||
-        !F.maxa)
+    if (!R.tie || !best_tie || !R.in_group || !R.leaf_of || !R.pos || !F.ends_used || !F.starts_used || !F.as ||
+        !F.maxa || !R.blk || !R.bids || !R.relayable)
         goto nomem;
     /* runs with restarts: a run that tried more groups than its limit (an
      * eighth of the nodes times Luby's sequence, plus what the furthest run
