@@ -164,6 +164,14 @@ Test(refill, packs_a_padded_function_taking_blocks_whole)
     planted_walls_pack(2, 1000, "full", 2);
 }
 
+Test(refill, leaves_a_block_of_relays_to_the_relays)
+{
+    /* a block whose every node has a starter of its size left goes as
+     * relays, whose pairing stays open: forcing such blocks whole, this
+     * one spilled 175 tensors */
+    planted_walls_pack(13, 2000, "full", 0);
+}
+
 Test(refill, a_group_costs_the_depths_of_its_leaves_not_the_tree)
 {
     /* a group's leaves are counted from the leaves up, a group the sums
