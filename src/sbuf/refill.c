@@ -62,9 +62,14 @@
  * place a branch, a virtual one chosen again in its family, bind_path),
  * where the group's reduction tests the choice at once. The slot's leaf
  * keeps the last section of the node that made it, no later than its
- * occupant's, so the look-ahead drops it soon enough; a forced group
- * with a floating member is not checked; each family's members take its
- * places as they stand when the packing is read back.
+ * occupant's, so the look-ahead drops it soon enough. A forced group
+ * with a floating member is checked with that member at each leaf it may
+ * take (its family's slots, and through a virtual place the ones that
+ * token may take; two members never at one): it can stay consecutive
+ * if one choice can, so a binding that took the place a member needs
+ * shows at the next boundary, not only where that member ends. Each
+ * family's members take its places as they stand when the packing is
+ * read back.
  *
  * The tree the search is at keeps its parents (set for the nodes a group
  * makes, undone on backtrack), so a group's leaves are counted from the
@@ -759,37 +764,100 @@ static uint32_t restrict_tree(rf *R, uint32_t x, uint32_t end)
     return make(R, v.kind, a);
 }
 
+/* 1 when the forced group g, members[0 .. n) at their leaves, can be
+ * consecutive in the tree restricted to the nodes that outlive it; 0 when
+ * it cannot, -1 out of memory. `keep`: the lowest node found able is kept,
+ * and one unchanged since is taken as able. */
+static int can_stay(rf *R, uint32_t g, const uint32_t *members, uint32_t n, uint32_t root, bool keep)
+{
+    const uint32_t mark_nd = R->nnd, mark_kid = R->nkid, mark_seq = R->nseq;
+    begin_group(R, members, n);
+    /* the lowest node holding the group is all that can keep it apart;
+     * where the group can be consecutive in the tree itself (read where
+     * it has leaves), it can without the nodes that end first, and only
+     * otherwise is that node's subtree restricted to the others */
+    uint32_t top = count_up(R, members, n), rb, rh;
+    /* that node unchanged since it last could (nodes are never changed,
+     * but made anew), it still can */
+    if (keep && top != NO_NODE && R->ok_top[g] == top && R->ok_born[g] == R->nd[top].born) return 1;
+    if (top == NO_NODE || !can_gather(R, top)) {
+        uint32_t small = restrict_tree(R, top != NO_NODE ? top : root, R->fg_end[g]);
+        if (R->ar->failed) return -1;
+        int r = small == NO_NODE ? 0 : replace_group(R, small, small, &rb, &rh);
+        R->nnd = mark_nd, R->nkid = mark_kid, R->nseq = mark_seq;
+        if (r <= 0) return r;
+    }
+    if (keep && top != NO_NODE) R->ok_top[g] = top, R->ok_born[g] = R->nd[top].born;
+    return 1;
+}
+
+/* The leaves floating token `tok` may take (Ties): its family's slots,
+ * and through a virtual place, the ones that token may take; appended to
+ * out[*n ..], false past `most`. */
+static bool may_take(rf *R, uint32_t tok, uint32_t *out, uint32_t *n, uint32_t most)
+{
+    const uint32_t nn = R->p->n;
+    const rf_fam *G = &R->fam[tok < nn ? R->fam_of[tok] : R->vfam[tok - nn]];
+    for (uint32_t x = 0; x < G->np; x++) {
+        R->work++;
+        if (G->p[x] >= nn) {
+            if (!may_take(R, G->p[x], out, n, most)) return false;
+        } else {
+            if (*n == most) return false;
+            out[(*n)++] = R->leaf_of[G->p[x]];
+        }
+    }
+    return true;
+}
+
+/* Ways a forced group's floating members are tried at most. */
+enum { FLOAT_WAYS = 16 };
+
+/* can_stay for a forced group with floating members: 1 when some choice of
+ * a leaf each may take (may_take; two never the same) can stay, else 0;
+ * 1 unchecked when there are more than FLOAT_WAYS choices. */
+static int can_stay_floating(rf *R, uint32_t g, const uint32_t *members, uint32_t n, uint32_t root)
+{
+    uint32_t fl[FORCED_ENDS], nfl = 0, cand[FLOAT_WAYS], from[FORCED_ENDS + 1], at[FORCED_ENDS], nc = 0;
+    uint32_t was[FORCED_ENDS], ways = 1;
+    for (uint32_t x = 0; x < n; x++) {
+        if (R->fam_of[members[x]] == NO_FAM) continue;
+        from[nfl] = nc;
+        if (!may_take(R, members[x], cand, &nc, FLOAT_WAYS) || nc == from[nfl]) return 1;
+        ways *= nc - from[nfl];
+        if (ways > FLOAT_WAYS) return 1;
+        at[nfl] = from[nfl], was[nfl] = R->leaf_of[members[x]], fl[nfl++] = x;
+    }
+    from[nfl] = nc;
+    int r = 0;
+    for (uint32_t w = 0; w < ways && r == 0; w++) {
+        bool apart = true;
+        for (uint32_t i = 0; i < nfl; i++) {
+            R->leaf_of[members[fl[i]]] = cand[at[i]];
+            for (uint32_t j = 0; j < i; j++) apart &= cand[at[j]] != cand[at[i]];
+        }
+        if (apart) r = can_stay(R, g, members, n, root, false);
+        /* the next choice, as an odometer */
+        for (uint32_t i = 0; i < nfl && ++at[i] == from[i + 1]; i++) at[i] = from[i];
+    }
+    for (uint32_t i = 0; i < nfl; i++) R->leaf_of[members[fl[i]]] = was[i];
+    return r;
+}
+
 /* 1 when every group the sums force whose last node started at boundary
- * k can still be consecutive; 0 when one cannot, -1 out of memory. */
+ * k can still be consecutive; 0 when one cannot, -1 out of memory. A
+ * floating member may be at any leaf it may take. */
 static int look_ahead(rf *R, uint32_t k, uint32_t root)
 {
     R->work += R->chk_at[k + 1];
     for (uint32_t c = 0; c < R->chk_at[k + 1]; c++) {
         const uint32_t g = R->chk[c];
         if (R->fg_end[g] <= k) continue;
-        const uint32_t mark_nd = R->nnd, mark_kid = R->nkid, mark_seq = R->nseq;
         const uint32_t *members = R->fm + R->fg_of[g], n = R->fg_of[g + 1] - R->fg_of[g];
         bool floating = false;
         for (uint32_t x = 0; x < n; x++) floating |= R->fam_of[members[x]] != NO_FAM;
-        if (floating) continue;
-        begin_group(R, members, n);
-        /* the lowest node holding the group is all that can keep it apart;
-         * where the group can be consecutive in the tree itself (read
-         * where it has leaves), it can without the nodes that end first,
-         * and only otherwise is that node's subtree restricted to the
-         * others */
-        uint32_t top = count_up(R, members, n), rb, rh;
-        /* that node unchanged since it last could (nodes are never
-         * changed, but made anew), it still can */
-        if (top != NO_NODE && R->ok_top[g] == top && R->ok_born[g] == R->nd[top].born) continue;
-        if (top == NO_NODE || !can_gather(R, top)) {
-            uint32_t small = restrict_tree(R, top != NO_NODE ? top : root, R->fg_end[g]);
-            if (R->ar->failed) return -1;
-            int r = small == NO_NODE ? 0 : replace_group(R, small, small, &rb, &rh);
-            R->nnd = mark_nd, R->nkid = mark_kid, R->nseq = mark_seq;
-            if (r <= 0) return r;
-        }
-        if (top != NO_NODE) R->ok_top[g] = top, R->ok_born[g] = R->nd[top].born;
+        int r = floating ? can_stay_floating(R, g, members, n, root) : can_stay(R, g, members, n, root, true);
+        if (r <= 0) return r;
     }
     return 1;
 }
