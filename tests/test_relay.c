@@ -165,3 +165,11 @@ Test(relay, packs_planted_2d_functions_of_reused_memory)
     planted_walls_pack(3, 300, "q:1,h:1,f:1", 0);
     planted_walls_pack(2, 300, "q:1,h:1,f:1", 0);
 }
+
+Test(relay, packs_a_planted_2d_function_with_time_mirrored)
+{
+    /* the merged part forwards runs out of its eighth, and 155 tensors
+     * spilled; with every node's sections reversed, its strips and
+     * skyline tile it */
+    planted_walls_pack(4, 300, "q:1,h:1,f:1", 0);
+}

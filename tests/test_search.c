@@ -400,15 +400,18 @@ Test(search, greedy_restarts_try_the_left_out_first)
                          "part of 300 nodes packed (run 7: greedy, T-A-W order perturbed by seed 4, left out first)");
 }
 
-/* On a part with no slack the strips run alone on ever wider bounds, the
- * narrowest first: the 136-node part of this quarter-heavy function
+/* A 2-D part with no slack gets its relays merged with time mirrored
+ * after the forward run: the 136-node part of this quarter-heavy function
  * (`gen --planted --heights q:3,h:1,f:1 --span 50 --tensors 200 --seed
- * 20`) packs on four times the bounds. Sixteen times, the strips' one run
- * alone before, spent its share on wrong sets of the right load, and 75
- * tensors spilled. */
-Test(search, the_strips_alone_widen_their_bounds_step_by_step)
+ * 20`) packs on it, before the strips alone on ever wider bounds, which
+ * packed it on four times the bounds (sixteen times, their one run alone
+ * before, spent its share on wrong sets of the right load, and 75 tensors
+ * spilled; test_skyline.c keeps a tiling where four times pack and
+ * sixteen do not). */
+Test(search, a_2d_part_gets_its_relays_with_time_mirrored)
 {
-    planted_packs_saying(20, 200, "q:3,h:1,f:1", 50, 0, "part of 136 nodes packed (run 18: strips alone, bounds x4)");
+    planted_packs_saying(20, 200, "q:3,h:1,f:1", 50, 0,
+                         "part of 136 nodes packed (run 19: relays merged, area order, time mirrored)");
 }
 
 /* In 2-D the strips can check each section of a set as their sweep

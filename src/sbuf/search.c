@@ -64,8 +64,10 @@
  * a quarter of what is left; a part with no slack a run on its relays
  * (relay.c: a node and the one of its size and options that starts where
  * it ends, each the only one of its kind there, read as one node) on an
- * eighth of what is left (a 1-D part, whose merged part refill takes,
- * keeping apart the merges that wall it in, on half); a part with no
+ * eighth of what is left, a 2-D part then again with time mirrored (every
+ * node's sections reversed: a packing of that part is one of the part) on
+ * an eighth (a 1-D part, whose merged part refill takes, keeping apart the
+ * merges that wall it in, on half, forwards only); a part with no
  * slack (or, in 1-D, one the strips cut with a little) the skyline by
  * bands on half of what is left, and
  * the strips alone: with no slack, their bounds ever wider (STRIPS_LADDER),
@@ -1248,6 +1250,7 @@ typedef struct sx_run {
     int kind;
     uint32_t order, seed; /* the strips alone: seed 0, or a restart's (order_seed) */
     uint32_t scale;       /* the strips alone: their bounds × this */
+    bool mirrored;        /* the part with time mirrored (a packing of it is one of the part) */
 } sx_run;
 
 /* Squeaky-wheel restarts (Joslin and Clements, JAIR 1999): a restart moves
@@ -1355,8 +1358,9 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
         const sb_node *nd = &c->info[ids[x]];
         uint32_t s0 = rank[raw0[x]], s1 = rank[raw1[x] + 1] - 1;
         width[nn] = raw1[x] - raw0[x] + 1; /* a precoloured node's is overwritten by the next */
-        if (kind == KIND_SWEEP_BACK) {
-            /* the sweep backwards in time: sections mirrored */
+        if (kind == KIND_SWEEP_BACK || run.mirrored) {
+            /* the sweep backwards in time, or a mirrored run: sections
+             * mirrored (addresses do not depend on time's direction) */
             uint32_t t = s0;
             s0 = S.K - 1 - s1, s1 = S.K - 1 - t;
         }
@@ -1525,9 +1529,10 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
         }
         sb_pack_problem pp = {.K = S.K, .Q = S.Q, .n = nn, .nfixed = S.nfixed, .nodes = pn, .fixed = S.fixed,
                               .cap = S.cap, .align = S.align, .seed = 0x5b1a5eedull + mode, .off = S.off, .opt = S.opt};
-        if (S.Q == 1 && !S.nfixed) {
+        if (S.Q == 1 && !S.nfixed && !run.mirrored) {
             /* the room of every raw section: holes that end and start a
-             * few points apart are read apart (strips.c, Slack) */
+             * few points apart are read apart (strips.c, Slack); the raw
+             * sections are read forwards */
             int64_t *room = sba_arena_array(ar, u, sizeof *room);
             if (!room) return -1;
             for (uint32_t x = 0; x < n; x++)
@@ -1629,14 +1634,17 @@ static bool fixed_above_middle(const sb_ctx *c, const uint32_t *ids, uint32_t n)
  * lowest-floor search is strongest on zero-slack 1-D parts; the address
  * search on mixed heights and on parts with a little slack. */
 static const sx_run PLAN[] = {
-    {KIND_SKYLINE_BANDS, ORDER_AREA, 0, 0}, {KIND_SKYLINE, ORDER_AREA, 0, 0},
-    {KIND_GREEDY, ORDER_AREA, 0, 0},  {KIND_GREEDY, ORDER_START, 0, 0}, {KIND_GREEDY, ORDER_END, 0, 0},
-    {KIND_GREEDY, ORDER_TWA, 0, 0},   {KIND_GREEDY, ORDER_TAW, 0, 0},   {KIND_GREEDY, ORDER_WAT, 0, 0},
-    {KIND_SWEEP, ORDER_AREA, 0, 0},   {KIND_SWEEP_BACK, ORDER_AREA, 0, 0},
-    {KIND_ADDRESS, ORDER_TWA, 0, 0},  {KIND_FLOOR, ORDER_AREA, 0, 0},   {KIND_ADDRESS, ORDER_AREA, 0, 0},
-    {KIND_FLOOR, ORDER_START, 0, 0},  {KIND_ADDRESS, ORDER_TAW, 0, 0},  {KIND_FLOOR, ORDER_END, 0, 0},
-    {KIND_ADDRESS, ORDER_WAT, 0, 0},  {KIND_STRIPS_WIDE, ORDER_AREA, 0, 0}, {KIND_RELAY, ORDER_AREA, 0, 0},
-    {KIND_STRIPS_LIGHT, ORDER_AREA, 0, 0}, {KIND_FILLS, ORDER_AREA, 0, 0},
+    {KIND_SKYLINE_BANDS, ORDER_AREA, 0, 0, false}, {KIND_SKYLINE, ORDER_AREA, 0, 0, false},
+    {KIND_GREEDY, ORDER_AREA, 0, 0, false},        {KIND_GREEDY, ORDER_START, 0, 0, false},
+    {KIND_GREEDY, ORDER_END, 0, 0, false},         {KIND_GREEDY, ORDER_TWA, 0, 0, false},
+    {KIND_GREEDY, ORDER_TAW, 0, 0, false},         {KIND_GREEDY, ORDER_WAT, 0, 0, false},
+    {KIND_SWEEP, ORDER_AREA, 0, 0, false},         {KIND_SWEEP_BACK, ORDER_AREA, 0, 0, false},
+    {KIND_ADDRESS, ORDER_TWA, 0, 0, false},        {KIND_FLOOR, ORDER_AREA, 0, 0, false},
+    {KIND_ADDRESS, ORDER_AREA, 0, 0, false},       {KIND_FLOOR, ORDER_START, 0, 0, false},
+    {KIND_ADDRESS, ORDER_TAW, 0, 0, false},        {KIND_FLOOR, ORDER_END, 0, 0, false},
+    {KIND_ADDRESS, ORDER_WAT, 0, 0, false},        {KIND_STRIPS_WIDE, ORDER_AREA, 0, 0, false},
+    {KIND_RELAY, ORDER_AREA, 0, 0, false},         {KIND_STRIPS_LIGHT, ORDER_AREA, 0, 0, false},
+    {KIND_FILLS, ORDER_AREA, 0, 0, false},
 };
 enum { PLAN_LEN = sizeof PLAN / sizeof PLAN[0] };
 /* The first round's limit per complete run, in work units. */
@@ -1781,6 +1789,7 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
             r = run_plan(c, ids + a, b - a, p, 0, blame, flip, sweep ? left / 128 : left / 64, &left, &band_slack);
             last = p;
         }
+        bool mirrored = false; /* a run on the part with time mirrored ended its search */
         /* A part with no slack at all, every node in its whole band, is
          * the skyline search's (nothing may be left empty there, which
          * makes it the strongest, and its cuts apply): half of what is
@@ -1814,6 +1823,17 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
             r = run_plan(c, ids + a, b - a, plan_index(KIND_RELAY), 0, blame, flip,
                          one_band(c, ids + a, b - a) ? left / 2 : left / 8, &left, &band_slack),
             last = plan_index(KIND_RELAY);
+        /* On a 2-D part, the merged part once more with time mirrored,
+         * on an eighth: its strips and skyline search the other way. (A
+         * 1-D merged part goes to refill, whose orders follow the handing
+         * on of memory forwards: mirrored, the walls the benchmark plants
+         * spill.) */
+        if (zero && !one_band(c, ids + a, b - a) && r == OUTCOME_BUDGET && left > 0) {
+            sx_run run = PLAN[plan_index(KIND_RELAY)];
+            run.mirrored = true;
+            r = run_one(c, ids + a, b - a, run, blame, flip, left / 8, &left, &band_slack);
+            last = plan_index(KIND_RELAY), mirrored = r != OUTCOME_BUDGET;
+        }
         for (p = 0; tight && p < PLAN_LEN && r == OUTCOME_BUDGET && left > 0; p++)
             if (PLAN[p].kind == KIND_SKYLINE_BANDS)
                 r = run_plan(c, ids + a, b - a, p, 0, blame, flip, left / 2, &left, &band_slack), last = p;
@@ -1829,12 +1849,12 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
          * on a quarter: there the greedy restarts after need the rest. */
         uint32_t seed = 0, scale = 0;
         for (uint32_t w = 0; tight && w < (zero ? STRIPS_LADDER_LEN : 1) && r == OUTCOME_BUDGET && left > 0; w++) {
-            sx_run run = {KIND_STRIPS_WIDE, ORDER_AREA, 0, zero ? STRIPS_LADDER[w] : STRIPS_WIDE};
+            sx_run run = {KIND_STRIPS_WIDE, ORDER_AREA, 0, zero ? STRIPS_LADDER[w] : STRIPS_WIDE, false};
             r = run_one(c, ids + a, b - a, run, blame, flip, zero ? left / 3 : left / 4, &left, &band_slack);
             last = plan_index(KIND_STRIPS_WIDE), scale = run.scale;
         }
         for (uint32_t s = 1; zero && s <= STRIPS_RESTARTS && r == OUTCOME_BUDGET && left > 0; s++) {
-            sx_run run = {KIND_STRIPS_WIDE, ORDER_AREA, s, STRIPS_WIDE};
+            sx_run run = {KIND_STRIPS_WIDE, ORDER_AREA, s, STRIPS_WIDE, false};
             r = run_one(c, ids + a, b - a, run, blame, flip, left / 8, &left, &band_slack);
             last = plan_index(KIND_STRIPS_WIDE), scale = run.scale, seed = s;
         }
@@ -1892,10 +1912,10 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
             snprintf(how, sizeof how, "%s order%s", orders[PLAN[p - 1].order], seed ? " perturbed by seed " : "");
         char restart[64] = "";
         if (seed) snprintf(restart, sizeof restart, scale ? "%u" : "%u, left out first", seed);
-        sb_log(c, "search: part of %u nodes %s (run %u: %s, %s%s%s) after %llu search nodes (work left %llu)",
+        sb_log(c, "search: part of %u nodes %s (run %u: %s, %s%s%s%s) after %llu search nodes (work left %llu)",
                b - a,
                r == OUTCOME_PACKED ? "packed" : r == OUTCOME_INFEASIBLE ? "proved infeasible" : "exhausted its budget",
-               p, kinds[PLAN[p - 1].kind], how, restart, flip ? ", mirrored" : "",
+               p, kinds[PLAN[p - 1].kind], how, restart, flip ? ", mirrored" : "", mirrored ? ", time mirrored" : "",
                (unsigned long long)c->rep->search_nodes, (unsigned long long)c->search_left);
         spent += at_start - c->search_left;
         if (r != OUTCOME_PACKED) all = false;
@@ -1976,7 +1996,7 @@ static int search_window(sb_ctx *c, uint32_t *ids, uint8_t *role, uint64_t share
     int r = OUTCOME_BUDGET;
     for (uint32_t y = 0; y < 3 && r == OUTCOME_BUDGET; y++) {
         int64_t slack;
-        r = search_part(c, ids, n, (sx_run){kinds[y], ORDER_AREA, 0, 0}, NULL, flip, share, &slack);
+        r = search_part(c, ids, n, (sx_run){kinds[y], ORDER_AREA, 0, 0, false}, NULL, flip, share, &slack);
         if (r == OUTCOME_INFEASIBLE) r = OUTCOME_BUDGET; /* this window only: a wider one may pack */
     }
     for (uint32_t i = 0; i < c->n; i++)
@@ -2235,7 +2255,7 @@ sba_status sb_search_follow(sb_ctx *c, const sb_guide *g, sb_follow search, uint
     for (uint32_t p = 0; p < np && r >= 0; p++) {
         int64_t slack;
         c->search_left = UINT64_MAX;
-        r = search_part(c, ids + from[p], from[p + 1] - from[p], (sx_run){kinds[search], ORDER_AREA, 0, 0}, NULL, false,
+        r = search_part(c, ids + from[p], from[p + 1] - from[p], (sx_run){kinds[search], ORDER_AREA, 0, 0, false}, NULL, false,
                         UINT64_MAX / 2, &slack);
         *followed += r == OUTCOME_PACKED;
     }
@@ -2304,7 +2324,7 @@ sba_status sb_search_unspillable(sb_ctx *c)
                 left = c->search_left;
                 /* a part with no slack: the strips, with wide bounds */
                 if (PLAN[p].kind == KIND_SKYLINE_BANDS && r == OUTCOME_BUDGET && slack == 0 && left > 0) {
-                    sx_run run = {KIND_STRIPS_WIDE, ORDER_AREA, 0, STRIPS_WIDE};
+                    sx_run run = {KIND_STRIPS_WIDE, ORDER_AREA, 0, STRIPS_WIDE, false};
                     r = search_part(c, part, n, run, NULL, flip, left / 4, &slack);
                     left = c->search_left;
                 }
