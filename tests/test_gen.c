@@ -453,6 +453,79 @@ Test(gen, planted_elongation_makes_tensors_live_longer)
     cr_assert_not_null(strstr(err.message, "not to walls"), "%s", err.message);
 }
 
+/* The life [lo, last] and bytes per partition of set s of a planted
+ * module written with its solution. */
+static void planted_set(const bir_function *fn, uint32_t s, unsigned *lo, unsigned *last, int64_t *bytes)
+{
+    const bir_set *set = fn->sets[s];
+    cr_assert(set->storage.nwriters == 1 && set->storage.nreaders == 1);
+    cr_assert_eq(sscanf(set->storage.writers[0].inst->name, "def@%u", lo), 1);
+    cr_assert_eq(sscanf(set->storage.readers[0].inst->name, "use@%u", last), 1);
+    *bytes = set->locs[0]->dims[1];
+}
+
+/* --fill-holes keeps the pieces --holes leaves out, after the others: the
+ * instance's tensors come first, the same names, lives and sizes, and
+ * every step of the 1-D tiling is full to the capacity (its twin without
+ * slack), over 4 seeds and two hole shares. */
+Test(gen, planted_holes_filled_are_the_same_function_without_slack)
+{
+    for (uint64_t seed = 1; seed <= 4; seed++)
+        for (uint32_t holes = 5; holes <= 20; holes += 15) {
+            sba_planted_options p;
+            sba_planted_defaults(&p);
+            p.seed = seed, p.tensors = 300, p.heights = "full", p.holes = holes;
+            sba_error err;
+            bir_module *kept = sba_gen_planted(&p, true, NULL, &err);
+            cr_assert_not_null(kept, "%s", err.message);
+            p.fill_holes = true;
+            bir_module *full = sba_gen_planted(&p, true, NULL, &err);
+            cr_assert_not_null(full, "%s", err.message);
+            const bir_function *a = kept->fns[0], *b = full->fns[0];
+            cr_assert_eq(a->nsets, 300u);
+            cr_assert_eq(b->nsets, (300u * 100 + (100 - holes) / 2) / (100 - holes), "seed %llu, holes %u: %u sets",
+                         (unsigned long long)seed, holes, b->nsets);
+            unsigned span = 0;
+            for (uint32_t s = 0; s < b->nsets; s++) {
+                unsigned lo, last;
+                int64_t bytes;
+                planted_set(b, s, &lo, &last, &bytes);
+                if (last + 1 > span) span = last + 1;
+                if (s >= a->nsets) continue;
+                unsigned lo2, last2;
+                int64_t bytes2;
+                planted_set(a, s, &lo2, &last2, &bytes2);
+                cr_assert_str_eq(a->sets[s]->name, b->sets[s]->name);
+                cr_assert(lo == lo2 && last == last2 && bytes == bytes2, "seed %llu: set %u differs",
+                          (unsigned long long)seed, s);
+            }
+            int64_t *load = calloc(span + 1, sizeof *load);
+            cr_assert_not_null(load);
+            for (uint32_t s = 0; s < b->nsets; s++) {
+                unsigned lo, last;
+                int64_t bytes;
+                planted_set(b, s, &lo, &last, &bytes);
+                load[lo] += bytes, load[last + 1] -= bytes;
+            }
+            int64_t live = 0;
+            for (unsigned t = 0; t < span; t++) {
+                live += load[t];
+                cr_assert_eq(live, p.capacity, "seed %llu, holes %u: step %u holds %lld bytes",
+                             (unsigned long long)seed, holes, t, (long long)live);
+            }
+            free(load);
+            bir_module_free(kept);
+            bir_module_free(full);
+        }
+    sba_planted_options p;
+    sba_planted_defaults(&p);
+    p.fill_holes = true;
+    sba_error err;
+    cr_assert_null(sba_gen_planted(&p, false, NULL, &err));
+    cr_assert_eq(err.code, SBA_ERR_USAGE);
+    cr_assert_not_null(strstr(err.message, "fill-holes needs holes"), "%s", err.message);
+}
+
 Test(gen, bad_options_are_usage_errors)
 {
     struct {

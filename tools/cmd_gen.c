@@ -1,8 +1,8 @@
 /* sballoc gen [--seed N] [--tensors N] [--loop-depth D] [--heights MIX]
  *             [--pressure X] [--target trn1|trn2|trn3] [--functions N] [-o OUT]
  * sballoc gen --planted [--seed N] [--tensors N] [--heights MIX] [--capacity B]
- *             [--span T] [--min-size B] [--holes PCT] [--elongation N] [--walls] [-o OUT]
- *             [--solution FILE]
+ *             [--span T] [--min-size B] [--holes PCT [--fill-holes]] [--elongation N] [--walls]
+ *             [-o OUT] [--solution FILE]
  *
  * Writes a generated kernel (see include/sballoc/gen.h) as JSON; with
  * --planted, a packing instance with a known zero-slack packing
@@ -21,7 +21,7 @@
 static const char USAGE[] = "usage: sballoc gen [--seed N] [--tensors N] [--loop-depth D] "
                             "[--heights MIX] [--pressure X] [--target trn1|trn2|trn3] [--functions N] [-o OUT]\n"
                             "       sballoc gen --planted [--seed N] [--tensors N] [--heights MIX] "
-                            "[--capacity B] [--span T] [--min-size B] [--holes PCT] [--elongation N] [--walls] [-o OUT] "
+                            "[--capacity B] [--span T] [--min-size B] [--holes PCT [--fill-holes]] [--elongation N] [--walls] [-o OUT] "
                             "[--solution FILE]";
 
 static bool parse_u64(const char *s, uint64_t max, uint64_t *out)
@@ -62,8 +62,9 @@ int cmd_gen(int argc, char **argv)
             return EXIT_OK;
         }
         if (!strcmp(opt, "--planted")) continue;
-        if (!strcmp(opt, "--walls")) {
-            po.walls = true;
+        if (!strcmp(opt, "--walls") || !strcmp(opt, "--fill-holes")) {
+            if (opt[2] == 'w') po.walls = true;
+            else po.fill_holes = true;
             only_planted = opt;
             continue;
         }

@@ -83,6 +83,12 @@ typedef struct sba_planted_options {
      * about tensors × 100 / (100 - holes) pieces and a seeded choice of them
      * is dropped, so the instance keeps a known packing but has slack. */
     uint32_t holes;
+    /* With holes: keep the pieces left out too, as tensors listed after the
+     * others: the tiling the holes were cut from, whose first `tensors`
+     * tensors are the instance's (the same names, lives and sizes) and
+     * whose load is the capacity everywhere. So how much a function's
+     * slack costs the packer can be measured on its own twin. */
+    bool fill_holes;
     /* How many times less often a box is cut in time than its extents
      * alone would say (0 or 1: as they say), so that tensors live longer
      * for their size: at N about N times longer, relative to the span,

@@ -593,6 +593,8 @@ bir_module *sba_gen_planted(const sba_planted_options *o, bool solution, const s
         return sba_err(err, SBA_ERR_USAGE, "holes must be a percent in 0..90, got %u", o->holes), NULL;
     if (o->elongation > 1000)
         return sba_err(err, SBA_ERR_USAGE, "elongation must be in 0..1000, got %u", o->elongation), NULL;
+    if (o->fill_holes && !o->holes)
+        return sba_err(err, SBA_ERR_USAGE, "fill-holes needs holes (a percent of the pieces left out)"), NULL;
     if (o->walls && o->elongation > 1)
         return sba_err(err, SBA_ERR_USAGE, "elongation applies to guillotine cuts, not to walls"), NULL;
     if (o->walls && !w[0] && w[1])
@@ -659,7 +661,7 @@ bir_module *sba_gen_planted(const sba_planted_options *o, bool solution, const s
         p.box[i - 1] = p.box[j];
         p.box[j] = t;
     }
-    if (p.n > kept) p.n = kept;   /* the rest are the holes */
+    if (p.n > kept && !o->fill_holes) p.n = kept; /* the rest are the holes */
     m = build(&p, solution, a, &scratch);
 done:
     sba_arena_free(&scratch);

@@ -42,6 +42,21 @@ grep -q '^sets: 250$' "$tmp/out" || fail "--holes 20 --tensors 250: $(grep '^set
 "$bin" gen --planted --holes 91 >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] && grep -q 'holes must be a percent' "$tmp/err" || fail "gen --planted --holes 91: $(cat "$tmp/err")"
 
+# Holes filled: the same function with the pieces left out kept, after the
+# others: as many as the tiling had, no slack (the lower bound is the
+# capacity), the planted packing verifies, and a filled function has holes.
+"$bin" gen --planted --seed 4 --tensors 250 --heights full --holes 20 --fill-holes -o "$tmp/f.json" \
+    --solution "$tmp/f.sol.json" 2>"$tmp/err" || fail "gen --planted --holes 20 --fill-holes: $(cat "$tmp/err")"
+"$bin" verify "$tmp/f.sol.json" >/dev/null 2>"$tmp/err" || fail "planted solution with holes filled: $(cat "$tmp/err")"
+"$bin" check "$tmp/f.json" >"$tmp/out" || fail "check of a planted instance with holes filled"
+grep -q '^sets: 313$' "$tmp/out" || fail "--holes 20 --fill-holes --tensors 250: $(grep '^sets' "$tmp/out")"
+"$bin" analyze "$tmp/f.json" --log 2>&1 | grep -q '^SB high-water mark = 65536 bytes' ||
+    fail "with its holes filled the instance should have no slack"
+"$bin" gen --planted --fill-holes >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q 'fill-holes needs holes' "$tmp/err" || fail "gen --planted --fill-holes: $(cat "$tmp/err")"
+"$bin" gen --fill-holes >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q 'applies only to --planted' "$tmp/err" || fail "gen --fill-holes without --planted: $(cat "$tmp/err")"
+
 # Elongation: tensors that live longer for their size (cuts in time that
 # much rarer), as MiniMalloc's instances. Still a tiling with holes: the
 # planted packing verifies and the count is the one asked for.
