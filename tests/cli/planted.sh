@@ -44,7 +44,7 @@ grep -q '^sets: 250$' "$tmp/out" || fail "--holes 20 --tensors 250: $(grep '^set
 
 # Holes filled: the same function with the pieces left out kept, after the
 # others: as many as the tiling had, no slack (the lower bound is the
-# capacity), the planted packing verifies, and a filled function has holes.
+# capacity), the planted packing verifies; without --holes it is a usage error.
 "$bin" gen --planted --seed 4 --tensors 250 --heights full --holes 20 --fill-holes -o "$tmp/f.json" \
     --solution "$tmp/f.sol.json" 2>"$tmp/err" || fail "gen --planted --holes 20 --fill-holes: $(cat "$tmp/err")"
 "$bin" verify "$tmp/f.sol.json" >/dev/null 2>"$tmp/err" || fail "planted solution with holes filled: $(cat "$tmp/err")"
