@@ -457,22 +457,41 @@ static uint32_t holed_tilings_packed(uint32_t n, uint32_t K)
     return packed;
 }
 
+/* The skyline alone on 1-D tilings of 100 pieces over 40 sections with one
+ * piece in twenty left out: a hole often ends where the run at its floor
+ * goes on, which the run given up whole does not allow (the room after the
+ * hole is not free). Giving up ever shorter parts of the run after the
+ * whole (skyline.c, Holes), 11 of the 12 pack on 2e7 units each; with the
+ * whole run only, 7. Every packing is checked. */
+Test(skyline, gives_up_parts_of_a_run_where_a_hole_ends)
+{
+    static tiling t;
+    uint32_t packed = 0;
+    for (uint64_t seed = 1; seed <= 12; seed++) {
+        holed_tiling(&t, seed, 100, 40);
+        int r = pack(&t, 20000000, NULL);
+        cr_assert(r == SB_PACK_PACKED || r == SB_PACK_NONE || r == SB_PACK_BUDGET, "seed %llu: %d",
+                  (unsigned long long)seed, r);
+        if (r == SB_PACK_PACKED) check_packing(&t), packed++;
+    }
+    cr_assert_geq(packed, 10u, "%u of 12 tilings with holes packed", packed);
+}
+
 /* Taken first, a set's items make its heaviest sets first; with slack
  * most sets of a load fit, and the heavy ones hold pieces of many strips.
  * With every item left before it is taken (sb_pack_problem.light, which
  * search.c runs on a 1-D part with slack no other run packed) the
- * lightest come first: on this tiling of 300 pieces with one in twenty
- * left out, the heaviest-first sweep fails where the lightest-first one
- * packs. */
-Test(strips, the_lightest_sets_first_pack_what_the_heaviest_miss)
+ * lightest come first: this tiling of 300 pieces with one in twenty left
+ * out packs so. (The heaviest-first sweep missed it while the skyline
+ * gave up only whole runs at the leaves; with the shorter parts it packs
+ * it too, and of seeds 1-120 none packs lightest first only.) */
+Test(strips, the_lightest_sets_first_pack_a_tiling_with_holes)
 {
     static tiling t;
-    for (int light = 0; light < 2; light++) {
-        holed_tiling(&t, 51, 300, 200);
-        t.p.light = light;
-        int r = strips(&t, BIG_BUDGET, NULL);
-        cr_assert_eq(r, light ? SB_PACK_PACKED : SB_PACK_NONE, "light %d: %d", light, r);
-    }
+    holed_tiling(&t, 51, 300, 200);
+    t.p.light = true;
+    int r = strips(&t, BIG_BUDGET, NULL);
+    cr_assert_eq(r, SB_PACK_PACKED, "%d", r);
     check_packing(&t);
 }
 

@@ -49,12 +49,18 @@
  * is the same on every machine. Every step counts as work against the
  * caller's budget.
  *
- * The search may miss a packing that gives up less room than the empty
- * branch does (it gives up a whole run); search.c keeps the complete
- * searches for that and for proofs. This search only ever packs. Given a
- * packing (p->guide_at), it follows it: at each cell only the node the
- * packing has there is tried, which the tests use to check that the rules
- * above keep every packing that leaves no byte free.
+ * Holes. Where a section has slack, a packing leaves room free, and the
+ * empty branch gives it up: first the whole run at h from the cell on (a
+ * few decisions per gap), then ever shorter parts of it, from the run's
+ * end back to the cell itself. A hole of a function with slack often ends
+ * where the run goes on and a node starts at h after it; given up whole,
+ * the run takes room that sections after the hole do not have. The search
+ * may still miss a packing that gives up less room in height than the
+ * empty branch does (up to the next useful level); search.c keeps the
+ * complete searches for that and for proofs. This search only ever packs.
+ * Given a packing (p->guide_at), it follows it: at each cell only the node
+ * the packing has there is tried, which the tests use to check that the
+ * rules above keep every packing that leaves no byte free.
  *
  * Requires: nothing (a problem built by search.c). Produces: an address and
  * option per node. Complexity: O(log places) per floor change; exponential
@@ -555,19 +561,20 @@ static bool collect(sky *S, uint32_t k, uint32_t q, int64_t h, bool right)
 }
 
 /* The empty branch: byte h of place (k, q) stays free, and with it the run
- * of quarter q at h from k on, up to the lowest level a neighbour offers: a
- * floor above h beside the run, in quarter q before or after it or in
- * another quarter of section k (quarters that a node of fewer partitions
- * leaves free end level with the ones it takes), or h plus the smallest
- * unplaced node that could still cover the place; to the capacity when none
- * can. Giving up a whole run rather than one place is a choice: it keeps
- * the search to a few decisions per gap, and may miss a packing that gives
- * up less (the complete searches do not). 0 when the slack does not allow it. */
-static int give_up(sky *S, uint32_t k, uint32_t q, int64_t h)
+ * of quarter q at h from k on to section `upto` at most, up to the lowest
+ * level a neighbour offers: a floor above h beside the run, in quarter q
+ * before or after it or in another quarter of section k (quarters that a
+ * node of fewer partitions leaves free end level with the ones it takes),
+ * or h plus the smallest unplaced node that could still cover the place; to
+ * the capacity when none can. The caller tries the whole run first, then
+ * ever shorter parts of it (Holes, above). 0 when the slack does not allow
+ * it. */
+static int give_up(sky *S, uint32_t k, uint32_t q, int64_t h, uint32_t upto)
 {
     uint32_t x = k * S->Q + q;
     for (uint32_t y = 0; y < S->Q; y++) S->runend[y] = UINT32_MAX;
     uint32_t e = run_end(S, k, q, h);
+    if (upto < e) e = upto;
     int64_t v = S->cap, small = NONE;
     if (k > 0 && S->floor[x - S->Q] > h && S->floor[x - S->Q] < v) v = S->floor[x - S->Q];
     if (e + 1 < S->K && S->floor[(size_t)(e + 1) * S->Q + q] > h && S->floor[(size_t)(e + 1) * S->Q + q] < v)
@@ -746,13 +753,21 @@ static int solve(sky *S, uint32_t a, uint32_t b)
         undo_to(S, mark);
         return SB_PACK_NONE;
     }
-    int r = give_up(S, k, q, h);
-    if (r < 0) return SB_PACK_NOMEM;
-    if (r > 0) {
-        r = solve(S, a, b);
-        if (r != SB_PACK_NONE) return r;
+    /* byte h left free: over the whole run, then over ever shorter parts
+     * of it from k (a cell at a run's right end gives up only its place;
+     * where section k has no slack, no part can be given up) */
+    for (uint32_t y = 0; y < S->Q; y++) S->runend[y] = UINT32_MAX;
+    const uint32_t e = run_end(S, k, q, h), last = right || S->slack[k] <= 0 ? e : k;
+    for (uint32_t upto = e;; upto--) {
+        int r = give_up(S, k, q, h, upto);
+        if (r < 0) return SB_PACK_NOMEM;
+        if (r > 0) {
+            r = solve(S, a, b);
+            if (r != SB_PACK_NONE) return r;
+        }
+        undo_to(S, mark);
+        if (upto == last) break;
     }
-    undo_to(S, mark);
     S->fails++;
     sba_keyset_add(&S->dead, key);
     return SB_PACK_NONE;
