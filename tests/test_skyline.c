@@ -442,14 +442,16 @@ static void holed_tiling(tiling *t, uint64_t seed, uint32_t n, uint32_t K)
     }
 }
 
-/* Of 12 such tilings, how many the strips pack (every packing checked). */
-static uint32_t holed_tilings_packed(uint32_t n, uint32_t K)
+/* Of 12 such tilings, how many `packer` (the strips or the skyline) packs
+ * on `budget` units each (every packing checked). */
+static uint32_t holed_tilings_packed(uint32_t n, uint32_t K, int (*packer)(tiling *, uint64_t, uint64_t *),
+                                     uint64_t budget)
 {
     static tiling t;
     uint32_t packed = 0;
     for (uint64_t seed = 1; seed <= 12; seed++) {
         holed_tiling(&t, seed, n, K);
-        int r = strips(&t, BIG_BUDGET, NULL);
+        int r = packer(&t, budget, NULL);
         cr_assert(r == SB_PACK_PACKED || r == SB_PACK_NONE || r == SB_PACK_BUDGET, "seed %llu: %d",
                   (unsigned long long)seed, r);
         if (r == SB_PACK_PACKED) check_packing(&t), packed++;
@@ -465,15 +467,7 @@ static uint32_t holed_tilings_packed(uint32_t n, uint32_t K)
  * whole run only, 7. Every packing is checked. */
 Test(skyline, gives_up_parts_of_a_run_where_a_hole_ends)
 {
-    static tiling t;
-    uint32_t packed = 0;
-    for (uint64_t seed = 1; seed <= 12; seed++) {
-        holed_tiling(&t, seed, 100, 40);
-        int r = pack(&t, 20000000, NULL);
-        cr_assert(r == SB_PACK_PACKED || r == SB_PACK_NONE || r == SB_PACK_BUDGET, "seed %llu: %d",
-                  (unsigned long long)seed, r);
-        if (r == SB_PACK_PACKED) check_packing(&t), packed++;
-    }
+    uint32_t packed = holed_tilings_packed(100, 40, pack, 20000000);
     cr_assert_geq(packed, 10u, "%u of 12 tilings with holes packed", packed);
 }
 
@@ -500,7 +494,7 @@ Test(strips, the_lightest_sets_first_pack_a_tiling_with_holes)
  * tilings have many that do); the cuts with slack come after. */
 Test(strips, pads_the_slack_of_tilings_with_holes)
 {
-    uint32_t packed = holed_tilings_packed(300, 200);
+    uint32_t packed = holed_tilings_packed(300, 200, strips, BIG_BUDGET);
     cr_assert_geq(packed, 3u, "%u of 12 tilings with holes packed", packed);
 }
 
@@ -532,7 +526,7 @@ Test(strips, a_share_spent_on_the_padding_leaves_its_searches_nothing, .timeout 
  * free; the padding alone packed 2 of these 12. */
 Test(strips, cuts_tilings_with_holes)
 {
-    uint32_t packed = holed_tilings_packed(500, 250);
+    uint32_t packed = holed_tilings_packed(500, 250, strips, BIG_BUDGET);
     cr_assert_geq(packed, 4u, "%u of 12 tilings with holes packed", packed);
 }
 
