@@ -32,12 +32,13 @@
  *     packable instance packs, and the slack the missing buffers leave is
  *     where an exact search tuned to the instances themselves loses its way;
  *     colouring only, at most 30 s each;
- *   - two of MiniMalloc's challenging instances stacked, each with the
- *     next in name order above it (A on F last), every size halved, the
- *     upper one, in every other pair, shifted in time by a fifth
- *     of its span: packable (each half packs as its instance does), with
- *     more buffers than any one instance, as MiniMalloc's larger ones;
- *     colouring only, at most 30 s each.
+ *   - two of MiniMalloc's challenging instances stacked, every size
+ *     halved: each pair once as it is (the same buffers whichever is on
+ *     top), and each in both orders with the upper one shifted in time by
+ *     one and by two fifths of its span (75 stacks of the six):
+ *     packable (each half packs as its instance does), with more buffers
+ *     than any one instance, as MiniMalloc's larger ones; colouring only,
+ *     at most 30 s each.
  *   A summary gives the share packed with no spill and the median and
  *   largest times per family.
  * Each run is a child process (so its peak RSS, from getrusage, is its own),
@@ -93,7 +94,7 @@ static const char *const kind_titles[CASE_KINDS] = {
     "Planted packing instances (`sballoc gen --planted`: a packing exists by construction)",
     "MiniMalloc's instances with 2 % of their buffers removed (seeded: a subset of a packable instance packs)",
     ("Two of MiniMalloc's instances stacked (sizes halved, the second above the first, shifted in time by a fifth "
-     "of its span or not: packable)"),
+     "or two of its span, or not: packable)"),
 };
 /* The buffers a MiniMalloc subset leaves out, in percent. */
 enum { SUBSET_DROP = 2 };
@@ -148,7 +149,7 @@ typedef struct bench_case {
     uint32_t tensors;     /* generated only */
     uint64_t seed;        /* planted and subsets only */
     char upper[1024];     /* stacks: the instance on top (path the one below) */
-    bool shift;           /* stacks: the one on top shifted in time */
+    uint8_t shift;        /* stacks: the one on top shifted in time by shift / 5 of its span */
     const planted_family *family; /* planted only */
 } bench_case;
 
@@ -310,9 +311,9 @@ static size_t drop_rows(char *text, size_t len, uint64_t seed)
 }
 
 /* Two MiniMalloc CSV texts as one (rows id,lower,upper,size; their ids
- * renamed): every size halved, the second's rows shifted in time by a fifth
- * of its span when `shift`. NULL when a row does not read. */
-static char *stack_rows(const char *lo, const char *hi, bool shift, size_t *len)
+ * renamed): every size halved, the second's rows shifted in time by `shift`
+ * fifths of its span. NULL when a row does not read. */
+static char *stack_rows(const char *lo, const char *hi, uint32_t shift, size_t *len)
 {
     size_t cap = 2 * (strlen(lo) + strlen(hi)) + 64, n = 0;
     char *out = malloc(cap);
@@ -325,7 +326,7 @@ static char *stack_rows(const char *lo, const char *hi, bool shift, size_t *len)
             long long last = 0, a, b, z;
             for (const char *l = strchr(t, '\n'); l && l[1]; l = strchr(l + 1, '\n'))
                 if (sscanf(l + 1, "%*[^,],%lld,%lld,%lld", &a, &b, &z) == 3 && b > last) last = b;
-            dt = last / 5 / 1024 * 1024;
+            dt = last * shift / 5 / 1024 * 1024;
         }
         uint32_t row = 0;
         for (const char *l = strchr(t, '\n'); l && l[1]; l = strchr(l + 1, '\n')) {
@@ -959,8 +960,8 @@ static uint32_t add_subsets(bench_case *cases, uint32_t n, const options *o, con
     return n;
 }
 
-/* Each of MiniMalloc's challenging instances with the next above it (the
- * last with the first), every other pair shifted in time (stack_rows). */
+/* Every pair of MiniMalloc's challenging instances stacked (stack_rows):
+ * once unshifted, and in each order shifted by one and two fifths. */
 static uint32_t add_stacks(bench_case *cases, uint32_t n, const options *o, const char *pattern)
 {
     glob_t g;
@@ -969,18 +970,21 @@ static uint32_t add_stacks(bench_case *cases, uint32_t n, const options *o, cons
     uint32_t k = 0;
     for (size_t i = 0; i < g.gl_pathc && k < 16; i++)
         if (capacity_of(base_name(g.gl_pathv[i])) == 1048576) mm[k++] = g.gl_pathv[i];
-    for (uint32_t i = 0; k > 1 && i < k && n < MAX_CASES; i++) {
-        bench_case *c = &cases[n];
-        memset(c, 0, sizeof *c);
-        c->kind = CASE_STACK;
-        c->capacity = 1048576;
-        c->shift = i % 2 == 1;
-        snprintf(c->name, sizeof c->name, "%.40s on %.40s%s", base_name(mm[(i + 1) % k]), base_name(mm[i]),
-                 c->shift ? ", shifted" : "");
-        snprintf(c->path, sizeof c->path, "%s", mm[i]);
-        snprintf(c->upper, sizeof c->upper, "%s", mm[(i + 1) % k]);
-        if (wanted(o, c->name)) n++;
-    }
+    for (uint32_t shift = 0; shift <= 2; shift++)
+        for (uint32_t i = 0; i < k; i++)
+            for (uint32_t j = shift ? 0 : i + 1; j < k && n < MAX_CASES; j++) {
+                if (j == i) continue;
+                bench_case *c = &cases[n];
+                memset(c, 0, sizeof *c);
+                c->kind = CASE_STACK;
+                c->capacity = 1048576;
+                c->shift = (uint8_t)shift;
+                snprintf(c->name, sizeof c->name, "%.36s on %.36s%s", base_name(mm[j]), base_name(mm[i]),
+                         shift == 1 ? ", shifted 1/5" : shift == 2 ? ", shifted 2/5" : "");
+                snprintf(c->path, sizeof c->path, "%s", mm[i]);
+                snprintf(c->upper, sizeof c->upper, "%s", mm[j]);
+                if (wanted(o, c->name)) n++;
+            }
     globfree(&g);
     return n;
 }
