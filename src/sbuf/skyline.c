@@ -561,7 +561,8 @@ static bool collect(sky *S, uint32_t k, uint32_t q, int64_t h, bool right)
 }
 
 /* The empty branch: byte h of place (k, q) stays free, and with it the run
- * of quarter q at h from k on to section `upto` at most, up to the lowest
+ * of quarter q at h from k to section e (the run's last or one before it;
+ * the caller reads the run's end once for all its parts), up to the lowest
  * level a neighbour offers: a floor above h beside the run, in quarter q
  * before or after it or in another quarter of section k (quarters that a
  * node of fewer partitions leaves free end level with the ones it takes),
@@ -569,12 +570,9 @@ static bool collect(sky *S, uint32_t k, uint32_t q, int64_t h, bool right)
  * the capacity when none can. The caller tries the whole run first, then
  * ever shorter parts of it (Holes, above). 0 when the slack does not allow
  * it. */
-static int give_up(sky *S, uint32_t k, uint32_t q, int64_t h, uint32_t upto)
+static int give_up(sky *S, uint32_t k, uint32_t q, int64_t h, uint32_t e)
 {
     uint32_t x = k * S->Q + q;
-    for (uint32_t y = 0; y < S->Q; y++) S->runend[y] = UINT32_MAX;
-    uint32_t e = run_end(S, k, q, h);
-    if (upto < e) e = upto;
     int64_t v = S->cap, small = NONE;
     if (k > 0 && S->floor[x - S->Q] > h && S->floor[x - S->Q] < v) v = S->floor[x - S->Q];
     if (e + 1 < S->K && S->floor[(size_t)(e + 1) * S->Q + q] > h && S->floor[(size_t)(e + 1) * S->Q + q] < v)
