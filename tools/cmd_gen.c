@@ -62,9 +62,9 @@ int cmd_gen(int argc, char **argv)
             return EXIT_OK;
         }
         if (!strcmp(opt, "--planted")) continue;
-        if (!strcmp(opt, "--walls") || !strcmp(opt, "--fill-holes")) {
-            if (opt[2] == 'w') po.walls = true;
-            else po.fill_holes = true;
+        bool *flag = !strcmp(opt, "--walls") ? &po.walls : !strcmp(opt, "--fill-holes") ? &po.fill_holes : NULL;
+        if (flag) {
+            *flag = true;
             only_planted = opt;
             continue;
         }
