@@ -211,8 +211,13 @@ Test(csv_import, builds_one_full_height_tensor_per_buffer)
     }
     /* Steps 0, 2, 3, 4, 9, 10, 11: def@t before use@t, empty ones left out. */
     const char *names[] = {"def@0", "def@2", "use@3", "def@4", "use@9", "def@10", "use@11"};
+    const int64_t times[] = {0, 2, 3, 4, 9, 10, 11}; /* each carries its step (the orders' widths) */
     cr_assert_eq(fn->ninsts, 7u);
-    for (uint32_t i = 0; i < 7; i++) cr_assert_str_eq(fn->insts[i]->name, names[i]);
+    for (uint32_t i = 0; i < 7; i++) {
+        cr_assert_str_eq(fn->insts[i]->name, names[i]);
+        cr_assert(fn->insts[i]->has_time);
+        cr_assert_eq(fn->insts[i]->time, times[i]);
+    }
     cr_assert_eq(fn->insts[0]->opcode, (uint32_t)BIR_OP_MEMSET);
     cr_assert_str_eq(fn->insts[2]->opcode_name, "Release");
     cr_assert_eq(fn->insts[4]->nins, 2u); /* q and r end together */
@@ -443,6 +448,11 @@ Test(csv_export, round_trip_through_json)
     cr_assert_eq(bir_save_buffer(m, &json, &len, &err), SBA_OK);
     bir_module *back = bir_load_buffer(json, len, "t.json", NULL, &err);
     cr_assert_not_null(back, "%s: %s", err.path, err.message);
+    cr_assert_eq(back->fns[0]->ninsts, m->fns[0]->ninsts);
+    for (uint32_t i = 0; i < m->fns[0]->ninsts; i++) { /* the times come back */
+        cr_assert(back->fns[0]->insts[i]->has_time);
+        cr_assert_eq(back->fns[0]->insts[i]->time, m->fns[0]->insts[i]->time);
+    }
     char *again = export_ok(back);
     cr_assert_str_eq(again, direct);
     assert_columns(text, direct, true);

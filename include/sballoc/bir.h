@@ -384,6 +384,10 @@ struct bir_inst {
     bir_operand *outs;
     bir_block *parent;       /* the block holding this instruction */
     int64_t src_line;        /* debug.lineno: the kernel source line; -1 when absent */
+    int64_t time;            /* "time" (has_time): the step it runs at in the time of the
+                                problem it comes from (import-csv: t of def@t and use@t),
+                                never decreasing in program order */
+    bool has_time;
     const char *src_op;      /* debug.op_name, e.g. "nl.exp"; NULL when absent */
     bir_extras extras;
     uint32_t opcode;         /* bir_opcode */

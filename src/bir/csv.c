@@ -15,7 +15,9 @@
  * holds, for each t in T in order:
  *     def@t  Memset   writes every buffer whose lower is t
  *     use@t  Release  reads every buffer whose last live step (upper - 1) is t
- * (either is left out when it would touch nothing). The allocator's live
+ * (either is left out when it would touch nothing), each with time t, so
+ * that the widths MiniMalloc's orders read (upper - lower) survive where
+ * program points count only the events. The allocator's live
  * range is [point(def@lower), point(use@(upper-1))], inclusive. Since every
  * def@t precedes use@t and both precede every instruction of a later time,
  * point(def@x) <= point(use@y) iff x <= y. Two ranges overlap iff
@@ -450,6 +452,7 @@ static sba_status add_event_inst(bir_function *fn, bir_block *b, bir_set **sets,
     snprintf(name, sizeof name, "%s%lld", use ? USE_PREFIX : DEF_PREFIX, (long long)ev[0].time);
     bir_inst *in = bir_inst_add(fn, b, name, use ? BIR_OP_OTHER : BIR_OP_MEMSET, err);
     if (!in) return err->code;
+    in->time = ev[0].time, in->has_time = true;
     bir_operand *ops = sba_arena_array(ar, n, sizeof *ops);
     if (!ops) return sba_err(err, SBA_ERR_NOMEM, "out of memory");
     for (uint32_t k = 0; k < n; k++)

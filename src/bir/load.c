@@ -57,6 +57,8 @@ typedef struct loader {
                                        first use by an operand's memref */
     struct sba_strmap *loc_dups;    /* the names among them that two sets share */
     bool compiler;                  /* a spelling only the compiler uses was seen */
+    bool timed;                     /* an instruction of the current function had a "time": */
+    int64_t last_time;              /* the latest one */
     /* What only loading needs (name tables, pending aliases, the text
      * table), freed when the load ends: none of it is the model's. */
     sba_arena scratch;
@@ -831,7 +833,7 @@ static bool load_operands(loader *L, bir_function *fn, sba_json *ji, const char 
 }
 
 static const char *const inst_keys[] = {"name", "opcode", "engine", "ins", "outs", "LoopAxis",
-                                        "blocks", NULL};
+                                        "blocks", "time", NULL};
 
 static bool load_inst(loader *L, bir_function *fn, bir_block *b, sba_json *ji)
 {
@@ -865,6 +867,18 @@ static bool load_inst(loader *L, bir_function *fn, bir_block *b, sba_json *ji)
     note_omitted(L, ji, "engine", BIR_OMIT_ENGINE, &in->omitted);
     note_omitted(L, ji, "ins", BIR_OMIT_INS, &in->omitted);
     note_omitted(L, ji, "outs", BIR_OMIT_OUTS, &in->omitted);
+    in->has_time = get(L, ji, "time") != NULL;
+    if (!get_int(L, ji, "time", false, INT64_MIN, INT64_MAX, &in->time)) return false;
+    if (in->has_time) {
+        /* program order is the order; the time only measures it */
+        if (L->timed && in->time < L->last_time) {
+            size_t s = push_key(L, "time");
+            FAIL(L, SBA_ERR_PROGRAM, "time %lld is before the time of an earlier instruction (%lld): times "
+                 "never decrease in program order", (long long)in->time, (long long)L->last_time);
+            pop(L, s);
+        }
+        L->timed = true, L->last_time = in->time;
+    }
     sba_json *dbg;
     if (!get_debug(L, ji, &dbg)) return false;
     if (dbg) {
@@ -1007,6 +1021,7 @@ static bool load_function(loader *L, sba_json *jf)
     note_omitted(L, jf, "allocations", BIR_OMIT_ALLOCATIONS, &fn->omitted);
     note_omitted(L, jf, "blocks", BIR_OMIT_BLOCKS, &fn->omitted);
     L->loc_names = L->loc_dups = NULL;
+    L->timed = false;
     pending_vec pending = {0};
     /* The set and instruction tables and lists at their final size at once. */
     size_t ninsts = count_insts(L, get(L, jf, "blocks"), 0);

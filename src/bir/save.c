@@ -215,6 +215,7 @@ static void save_inst(saver *S, const bir_inst *in)
     sba_jw_open(&S->w, '{');
     put_str(S, "name", in->name);
     put_str(S, "opcode", in->opcode_name);
+    if (in->has_time) put_int(S, "time", in->time);
     if (in->engine != BIR_ENG_UNASSIGNED || keep(S, in->omitted, BIR_OMIT_ENGINE))
         put_str(S, "engine", bir_engine_name(in->engine));
     if (in->nins || keep(S, in->omitted, BIR_OMIT_INS)) {
