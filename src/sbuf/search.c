@@ -1174,6 +1174,22 @@ static uint8_t quarters_at(int32_t base, int64_t partitions)
 
 /* Whether the node's rectangle holds quarter 0 wherever it goes: where
  * every one does, any two share partitions and one band is exact (1-D). */
+/* The widest lifespan the orders tell apart (bytes × width stays in range). */
+#define WIDTH_MAX ((int64_t)1 << 31)
+
+/* A node's lifespan width for the orders (MiniMalloc's W, and its A = bytes
+ * × W): in the time of the problem the function comes from where both its
+ * ends carry one (import-csv keeps MiniMalloc's times: buffers alive over
+ * many steps with few events between weigh as there), else the raw sections
+ * it spans. 0 when it has no such time. */
+static int64_t time_width(const sb_ctx *c, const sb_node *nd)
+{
+    const bir_inst *a = c->lin.points[nd->start].inst, *b = c->lin.points[nd->end].inst;
+    if (!a || !b || !a->has_time || !b->has_time || b->time < a->time) return 0;
+    uint64_t d = (uint64_t)b->time - (uint64_t)a->time;
+    return d < (uint64_t)WIDTH_MAX ? (int64_t)d + 1 : WIDTH_MAX;
+}
+
 static bool in_quarter0(const sb_node *nd)
 {
     return nd->precoloured ? quarters_at(nd->base, nd->partitions) & 1u : nd->partitions > 64;
@@ -1189,8 +1205,8 @@ static bool one_band(const sb_ctx *c, const uint32_t *ids, uint32_t n)
 
 /* The candidate orders of the portfolio, each a key compared largest first:
  * area; earlier start; later end (each then longer); and MiniMalloc's three
- * (W sections spanned, A area in bytes × time, T the heaviest section's
- * total demand). */
+ * (W the lifespan's width, A area in bytes × width, T the heaviest section's
+ * total demand; see time_width). */
 enum { ORDER_AREA = 0, ORDER_START, ORDER_END, ORDER_WAT, ORDER_TAW, ORDER_TWA, ORDER_COUNT };
 
 typedef struct order_key {
@@ -1344,8 +1360,9 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
     uint32_t *raw1 = sba_arena_array(ar, (size_t)n + 1, sizeof *raw1);
     uint32_t *rank = sba_arena_array(ar, u + 1, sizeof *rank);
     uint32_t *width = sba_arena_array(ar, (size_t)n + 1, sizeof *width); /* per node: raw sections, for the orders */
+    int64_t *timew = sba_arena_array(ar, (size_t)n + 1, sizeof *timew);  /* and its time width (0: none) */
     uint8_t *events = sba_arena_array(ar, u + 1, sizeof *events);
-    if (!raw0 || !raw1 || !rank || !width || !events) return -1;
+    if (!raw0 || !raw1 || !rank || !width || !timew || !events) return -1;
     for (uint32_t x = 0; x < n; x++) {
         const sb_node *nd = &c->info[ids[x]];
         raw0[x] = section_of(pts, u, nd->start), raw1[x] = section_of(pts, u, (uint64_t)nd->end + 1) - 1;
@@ -1358,6 +1375,7 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
         const sb_node *nd = &c->info[ids[x]];
         uint32_t s0 = rank[raw0[x]], s1 = rank[raw1[x] + 1] - 1;
         width[nn] = raw1[x] - raw0[x] + 1; /* a precoloured node's is overwritten by the next */
+        timew[nn] = time_width(c, nd);
         if (kind == KIND_SWEEP_BACK || run.mirrored) {
             /* the sweep backwards in time, or a mirrored run: sections
              * mirrored (addresses do not depend on time's direction) */
@@ -1393,6 +1411,7 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
         const sx_node *sn = &S.nodes[i];
         const sb_node *nd = &c->info[sn->id];
         int64_t area = sn->size * sn->weight, len = nd->end - nd->start, w = width[i], t = 0;
+        if (timew[i]) w = timew[i], len = w - 1; /* in the problem's own time */
         for (uint32_t k = sn->s0; k <= sn->s1; k++)
             if (total[k] > t) t = total[k];
         order_key *key = &keys[i];
