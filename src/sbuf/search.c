@@ -1172,16 +1172,14 @@ static uint8_t quarters_at(int32_t base, int64_t partitions)
     return (uint8_t)sb_quarter_mask(base, partitions);
 }
 
-/* Whether the node's rectangle holds quarter 0 wherever it goes: where
- * every one does, any two share partitions and one band is exact (1-D). */
 /* The widest lifespan the orders tell apart (bytes × width stays in range). */
 #define WIDTH_MAX ((int64_t)1 << 31)
 
 /* A node's lifespan width for the orders (MiniMalloc's W, and its A = bytes
- * × W): in the time of the problem the function comes from where both its
- * ends carry one (import-csv keeps MiniMalloc's times: buffers alive over
- * many steps with few events between weigh as there), else the raw sections
- * it spans. 0 when it has no such time. */
+ * × W) in the time of the problem the function comes from, where both its
+ * ends carry one (import-csv keeps MiniMalloc's times: a buffer alive over
+ * many steps with few events between weighs as it does there); 0 where they
+ * do not. */
 static int64_t time_width(const sb_ctx *c, const sb_node *nd)
 {
     const bir_inst *a = c->lin.points[nd->start].inst, *b = c->lin.points[nd->end].inst;
@@ -1190,6 +1188,8 @@ static int64_t time_width(const sb_ctx *c, const sb_node *nd)
     return d < (uint64_t)WIDTH_MAX ? (int64_t)d + 1 : WIDTH_MAX;
 }
 
+/* Whether the node's rectangle holds quarter 0 wherever it goes: where
+ * every one does, any two share partitions and one band is exact (1-D). */
 static bool in_quarter0(const sb_node *nd)
 {
     return nd->precoloured ? quarters_at(nd->base, nd->partitions) & 1u : nd->partitions > 64;
@@ -1360,7 +1360,7 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
     uint32_t *raw1 = sba_arena_array(ar, (size_t)n + 1, sizeof *raw1);
     uint32_t *rank = sba_arena_array(ar, u + 1, sizeof *rank);
     uint32_t *width = sba_arena_array(ar, (size_t)n + 1, sizeof *width); /* per node: raw sections, for the orders */
-    int64_t *timew = sba_arena_array(ar, (size_t)n + 1, sizeof *timew);  /* and its time width (0: none) */
+    int64_t *timew = sba_arena_array(ar, (size_t)n + 1, sizeof *timew);  /* and its time width */
     uint8_t *events = sba_arena_array(ar, u + 1, sizeof *events);
     if (!raw0 || !raw1 || !rank || !width || !timew || !events) return -1;
     for (uint32_t x = 0; x < n; x++) {
@@ -1405,13 +1405,17 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
     int64_t *total = sba_arena_array(ar, (size_t)S.K + 1, sizeof *total);
     if (!total) return -1;
     sba_rng rng = {run.seed * 0x9E3779B97F4A7C15ull + mode};
+    /* widths in the problem's time only where every node has one: spill
+     * code's instructions carry none, and the two measures do not compare */
+    bool timed = true;
+    for (uint32_t i = 0; i < nn; i++) timed = timed && timew[i] > 0;
     for (uint32_t i = 0; i < nn; i++)
         for (uint32_t k = S.nodes[i].s0; k <= S.nodes[i].s1; k++) total[k] += S.nodes[i].size * S.nodes[i].weight;
     for (uint32_t i = 0; i < nn; i++) {
         const sx_node *sn = &S.nodes[i];
         const sb_node *nd = &c->info[sn->id];
         int64_t area = sn->size * sn->weight, len = nd->end - nd->start, w = width[i], t = 0;
-        if (timew[i]) w = timew[i], len = w - 1; /* in the problem's own time */
+        if (timed) w = timew[i], len = w - 1;
         for (uint32_t k = sn->s0; k <= sn->s1; k++)
             if (total[k] > t) t = total[k];
         order_key *key = &keys[i];
