@@ -224,6 +224,37 @@ Test(csv_import, builds_one_full_height_tensor_per_buffer)
     bir_module_free(m);
 }
 
+/* Spill code runs when the instruction it serves does: it carries that
+ * instruction's time, so the times still never decrease and the allocated
+ * module loads again. */
+Test(csv_import, spill_code_carries_the_time_it_serves)
+{
+    /* three buffers of 8 bytes live at once over [4, 6), in 16 bytes: one spills */
+    bir_module *m = import_ok("id,lower,upper,size\na,0,10,8\nb,2,8,8\nc,4,6,8\n", 16);
+    bir_function *fn = m->fns[0];
+    const uint32_t imported = fn->ninsts;
+    sba_alloc_options o = {.strategy = SBA_STRATEGY_COLORING};
+    sba_alloc_report r;
+    sba_error err;
+    cr_assert_eq(sba_allocate_module(m, &o, &r, &err), SBA_OK, "allocate: %s", err.message);
+    cr_assert_gt(r.fns[0].spilled, 0u);
+    sba_alloc_report_free(&r);
+    cr_assert_eq(sba_verify_module(m, NULL, &err), SBA_OK, "verify: %s", err.message);
+    cr_assert_gt(fn->ninsts, imported);
+    for (uint32_t i = 0; i < fn->ninsts; i++) {
+        cr_assert(fn->insts[i]->has_time, "instruction %s has no time", fn->insts[i]->name);
+        if (i) cr_assert_geq(fn->insts[i]->time, fn->insts[i - 1]->time, "%s", fn->insts[i]->name);
+    }
+    char *json;
+    size_t len;
+    cr_assert_eq(bir_save_buffer(m, &json, &len, &err), SBA_OK);
+    bir_module *back = bir_load_buffer(json, len, "t.json", NULL, &err);
+    cr_assert_not_null(back, "%s: %s", err.path, err.message);
+    bir_free_text(m, json);
+    bir_module_free(back);
+    bir_module_free(m);
+}
+
 Test(csv_import, conflicts_iff_lifespans_intersect)
 {
     bir_module *m = import_ok(SMALL, 32);

@@ -46,6 +46,8 @@ static sba_status anchor(spill_state *s, bir_inst *at, bir_inst *in, bool after)
     uint32_t *head = after ? &s->after[at->index] : &s->before[at->index];
     /* keep insertion order: append at the tail */
     s->list[s->n] = (anchored){in, UINT32_MAX};
+    /* it runs when the instruction it serves does, in the problem's time too */
+    in->time = at->time, in->has_time = at->has_time;
     if (*head == UINT32_MAX) {
         *head = s->n;
     } else {
