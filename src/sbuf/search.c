@@ -1405,8 +1405,9 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
     int64_t *total = sba_arena_array(ar, (size_t)S.K + 1, sizeof *total);
     if (!total) return -1;
     sba_rng rng = {run.seed * 0x9E3779B97F4A7C15ull + mode};
-    /* widths in the problem's time only where every node has one: spill
-     * code's instructions carry none, and the two measures do not compare */
+    /* widths in the problem's time only where every node has one (a
+     * module may give times to some instructions only): the two measures
+     * do not compare */
     bool timed = true;
     for (uint32_t i = 0; i < nn; i++) timed = timed && timew[i] > 0;
     for (uint32_t i = 0; i < nn; i++)
