@@ -1183,7 +1183,7 @@ static uint8_t quarters_at(int32_t base, int64_t partitions)
 static int64_t time_width(const sb_ctx *c, const sb_node *nd)
 {
     const bir_inst *a = c->lin.points[nd->start].inst, *b = c->lin.points[nd->end].inst;
-    if (!a || !b || !a->has_time || !b->has_time || b->time < a->time) return 0;
+    if (!a->has_time || !b->has_time || b->time < a->time) return 0;
     uint64_t d = (uint64_t)b->time - (uint64_t)a->time;
     return d < (uint64_t)WIDTH_MAX ? (int64_t)d + 1 : WIDTH_MAX;
 }
