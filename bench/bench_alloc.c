@@ -16,7 +16,8 @@
  *     a zero-slack packing exists by construction, 1-D (every tensor 128
  *     partitions) and 2-D (quarter, half and full heights 1:1:1), 64 KiB per
  *     partition, of 300, 1,000 and 2,000 tensors (--planted-sizes), seeds 1
- *     to 3 (--planted-seeds); a 2-D family dense in time (`--span` a sixth
+ *     to 3 (--planted-seeds; --planted-first-seed N starts at N instead, for
+ *     seeds the defaults never tune on); a 2-D family dense in time (`--span` a sixth
  *     of the tensors); a 2-D family of mostly quarter heights (3:1:1)
  *     with a span of a quarter of the tensors; a 1-D family with 5 %
  *     of the tiling left out (`--holes 5`), which has slack, and one at
@@ -28,7 +29,7 @@
  *     out (as an allocation trace with some buffers missing); colouring
  *     only, at most 30 s of CPU each;
  *   - MiniMalloc's challenging instances (capacity 1 MiB) with 2 % of their
- *     buffers left out, chosen by seeds 1 to --planted-seeds: a subset of a
+ *     buffers left out, chosen by the planted families' seeds: a subset of a
  *     packable instance packs, and the slack the missing buffers leave is
  *     where an exact search tuned to the instances themselves loses its way;
  *     colouring only, at most 30 s each;
@@ -54,7 +55,7 @@
  * over the in-memory kernels, with the slope between each pair of sizes.
  *
  * usage: bench_alloc [--source-dir DIR] [--sizes N,...] [--api-sizes N,...]
- *                    [--planted-sizes N,...] [--planted-seeds N]
+ *                    [--planted-sizes N,...] [--planted-seeds N] [--planted-first-seed N]
  *                    [--strategies S,...] [--only TEXT] [--timeout SECONDS]
  *                    [--no-write]
  * The source directory defaults to $SBALLOC_SOURCE_DIR, else ".". */
@@ -184,7 +185,7 @@ typedef struct options {
     const char *source;
     uint32_t sizes[MAX_SIZES], nsizes;
     uint32_t api_sizes[MAX_SIZES], napi;
-    uint32_t planted_sizes[MAX_SIZES], nplanted, planted_seeds;
+    uint32_t planted_sizes[MAX_SIZES], nplanted, planted_seeds, first_seed;
     bool strategy_on[SBA_STRATEGY_COUNT];
     const char *only;
     unsigned timeout;
@@ -937,7 +938,7 @@ static uint32_t add_glob(bench_case *cases, uint32_t n, const options *o, const 
 }
 
 /* MiniMalloc's challenging instances (capacity 1 MiB), each with
- * SUBSET_DROP percent of its buffers left out, seeds 1 to --planted-seeds. */
+ * SUBSET_DROP percent of its buffers left out, the planted families' seeds. */
 static uint32_t add_subsets(bench_case *cases, uint32_t n, const options *o, const char *pattern)
 {
     glob_t g;
@@ -945,7 +946,7 @@ static uint32_t add_subsets(bench_case *cases, uint32_t n, const options *o, con
     for (size_t i = 0; i < g.gl_pathc; i++) {
         const char *name = base_name(g.gl_pathv[i]);
         if (capacity_of(name) != 1048576) continue;
-        for (uint32_t seed = 1; seed <= o->planted_seeds && n < MAX_CASES; seed++) {
+        for (uint32_t seed = o->first_seed; seed < o->first_seed + o->planted_seeds && n < MAX_CASES; seed++) {
             bench_case *c = &cases[n];
             memset(c, 0, sizeof *c);
             c->kind = CASE_SUBSET;
@@ -992,7 +993,7 @@ static uint32_t add_stacks(bench_case *cases, uint32_t n, const options *o, cons
 static int usage(void)
 {
     fprintf(stderr, "usage: bench_alloc [--source-dir DIR] [--sizes N,...] [--api-sizes N,...] "
-                    "[--planted-sizes N,...] [--planted-seeds N] [--strategies S,...] [--only TEXT] "
+                    "[--planted-sizes N,...] [--planted-seeds N] [--planted-first-seed N] [--strategies S,...] [--only TEXT] "
                     "[--timeout SECONDS] [--no-write]\n");
     return 2;
 }
@@ -1008,6 +1009,7 @@ static int parse_args(int argc, char **argv, options *o)
     o->nplanted = 3;
     o->planted_sizes[0] = 300, o->planted_sizes[1] = 1000, o->planted_sizes[2] = 2000;
     o->planted_seeds = 3;
+    o->first_seed = 1;
     for (uint32_t s = 0; s < SBA_STRATEGY_COUNT; s++) o->strategy_on[s] = true;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -1029,6 +1031,9 @@ static int parse_args(int argc, char **argv, options *o)
         } else if (!strcmp(a, "--planted-seeds")) {
             o->planted_seeds = (uint32_t)strtoul(v, NULL, 10);
             if (!o->planted_seeds) return usage();
+        } else if (!strcmp(a, "--planted-first-seed")) {
+            o->first_seed = (uint32_t)strtoul(v, NULL, 10);
+            if (!o->first_seed) return usage();
         } else if (!strcmp(a, "--strategies")) {
             for (uint32_t s = 0; s < SBA_STRATEGY_COUNT; s++) o->strategy_on[s] = false;
             char buf[128];
@@ -1099,7 +1104,7 @@ int main(int argc, char **argv)
     uint32_t nother = n;
     for (uint32_t fam = 0; fam < PLANTED_FAMILIES; fam++)
         for (uint32_t i = 0; i < o.nplanted; i++)
-            for (uint32_t seed = 1; seed <= o.planted_seeds && n < MAX_CASES; seed++) {
+            for (uint32_t seed = o.first_seed; seed < o.first_seed + o.planted_seeds && n < MAX_CASES; seed++) {
                 bench_case *c = &cases[n];
                 memset(c, 0, sizeof *c);
                 c->kind = CASE_PLANTED;
