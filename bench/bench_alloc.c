@@ -17,7 +17,7 @@
  *     partitions) and 2-D (quarter, half and full heights 1:1:1), 64 KiB per
  *     partition, of 300, 1,000 and 2,000 tensors (--planted-sizes), seeds 1
  *     to 3 (--planted-seeds; --planted-first-seed N starts at N instead, for
- *     seeds the defaults never tune on); a 2-D family dense in time (`--span` a sixth
+ *     seeds the defaults were not chosen on); a 2-D family dense in time (`--span` a sixth
  *     of the tensors); a 2-D family of mostly quarter heights (3:1:1)
  *     with a span of a quarter of the tensors; a 1-D family with 5 %
  *     of the tiling left out (`--holes 5`), which has slack, and one at
@@ -993,8 +993,8 @@ static uint32_t add_stacks(bench_case *cases, uint32_t n, const options *o, cons
 static int usage(void)
 {
     fprintf(stderr, "usage: bench_alloc [--source-dir DIR] [--sizes N,...] [--api-sizes N,...] "
-                    "[--planted-sizes N,...] [--planted-seeds N] [--planted-first-seed N] [--strategies S,...] [--only TEXT] "
-                    "[--timeout SECONDS] [--no-write]\n");
+                    "[--planted-sizes N,...] [--planted-seeds N] [--planted-first-seed N] [--strategies S,...] "
+                    "[--only TEXT] [--timeout SECONDS] [--no-write]\n");
     return 2;
 }
 
