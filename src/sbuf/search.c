@@ -54,7 +54,8 @@
  * The runs (PLAN): first the quick ones, each on a sixty-fourth of the
  * part's budget: the skyline tiling search (skyline.c), with every node
  * taking its whole band (so the quarters a node of fewer partitions leaves
- * free are given up with it), then with its exact quarters (in each, a
+ * free are given up with it; a 2-D part with no slack then once more with
+ * time mirrored), then with its exact quarters (in each, a
  * part with no slack is first cut by the strips, and a 1-D one they do
  * not pack searched by its orders, refill.c, on three quarters of what
  * is left); six greedy
@@ -1803,8 +1804,12 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
         int64_t band_slack = -1; /* the skyline's, every node in its whole band, or SLACK_CUT */
         uint32_t p = 0, last = 0;
         const uint64_t total = left;
+        bool mirrored = false; /* a run on the part with time mirrored ended its search */
         /* the quick runs first, each on a sixty-fourth (the time sweeps
-         * on less): the skyline searches, the greedy runs */
+         * on less): the skyline searches, the greedy runs. A 2-D part with
+         * no slack also gets the skyline by bands with time mirrored (a
+         * packing of that part is one of the part): bottom-left in the
+         * other direction, it meets its dead ends elsewhere. */
         for (p = 0; p < PLAN_LEN && r == OUTCOME_BUDGET && left > 0; p++) {
             if (!pack_only(PLAN[p].kind) || PLAN[p].kind == KIND_STRIPS_WIDE || PLAN[p].kind == KIND_RELAY ||
                 PLAN[p].kind == KIND_STRIPS_LIGHT || PLAN[p].kind == KIND_FILLS)
@@ -1812,8 +1817,15 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
             bool sweep = PLAN[p].kind == KIND_SWEEP || PLAN[p].kind == KIND_SWEEP_BACK;
             r = run_plan(c, ids + a, b - a, p, 0, blame, flip, sweep ? left / 128 : left / 64, &left, &band_slack);
             last = p;
+            if (PLAN[p].kind == KIND_SKYLINE_BANDS && band_slack == 0 && !one_band(c, ids + a, b - a) &&
+                r == OUTCOME_BUDGET && left > 0) {
+                sx_run run = PLAN[p];
+                run.mirrored = true;
+                int64_t forwards = band_slack; /* the plan reads the part's slack forwards */
+                r = run_one(c, ids + a, b - a, run, blame, flip, left / 64, &left, &band_slack);
+                band_slack = forwards, mirrored = r != OUTCOME_BUDGET;
+            }
         }
-        bool mirrored = false; /* a run on the part with time mirrored ended its search */
         /* A part with no slack at all, every node in its whole band, is
          * the skyline search's (nothing may be left empty there, which
          * makes it the strongest, and its cuts apply): half of what is
