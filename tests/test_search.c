@@ -414,6 +414,17 @@ Test(search, a_2d_part_gets_its_relays_with_time_mirrored)
                          "part of 136 nodes packed (run 19: relays merged, area order, time mirrored)");
 }
 
+/* A 2-D part with no slack gets the skyline by bands' quick run once more
+ * with time mirrored: the 741-node part of this quarter-heavy function
+ * (`gen --planted --heights q:3,h:1,f:1 --span 250 --tensors 1000 --seed
+ * 1`) packs on it, where forwards no run packed it and 77 tensors
+ * spilled. */
+Test(search, a_2d_part_gets_a_quick_skyline_run_with_time_mirrored)
+{
+    planted_packs_saying(1, 1000, "q:3,h:1,f:1", 250, 0,
+                         "part of 741 nodes packed (run 1: skyline by bands, area order, time mirrored)");
+}
+
 /* In 2-D the strips can check each section of a set as their sweep
  * completes it (strips.c, Fills): the parts of 206 and 210 nodes of this
  * dense function (`gen --planted --heights q:1,h:1,f:1 --span 166
