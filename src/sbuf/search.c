@@ -1821,9 +1821,8 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
                 r == OUTCOME_BUDGET && left > 0) {
                 sx_run run = PLAN[p];
                 run.mirrored = true;
-                int64_t forwards = band_slack; /* the plan reads the part's slack forwards */
                 r = run_one(c, ids + a, b - a, run, blame, flip, left / 64, &left, &band_slack);
-                band_slack = forwards, mirrored = r != OUTCOME_BUDGET;
+                band_slack = 0, mirrored = r != OUTCOME_BUDGET; /* the plan reads the slack forwards */
             }
         }
         /* A part with no slack at all, every node in its whole band, is
