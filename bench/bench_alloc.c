@@ -17,10 +17,11 @@
  *     partitions) and 2-D (quarter, half and full heights 1:1:1), 64 KiB per
  *     partition, of 300, 1,000 and 2,000 tensors (--planted-sizes), seeds 1
  *     to 3 (--planted-seeds; --planted-first-seed N starts at N instead, for
- *     seeds the defaults were not chosen on); a 2-D family dense in time (`--span` a sixth
- *     of the tensors); a 2-D family of mostly quarter heights (3:1:1)
- *     with a span of a quarter of the tensors; a 1-D family with 5 %
- *     of the tiling left out (`--holes 5`), which has slack, and one at
+ *     seeds the defaults were not chosen on); a 2-D family dense in time
+ *     (`--span` a sixth of the tensors); a 2-D family of mostly quarter
+ *     heights (3:1:1) with a span of a quarter of the tensors; a 1-D
+ *     family with 5 % of the tiling left out (`--holes 5`), which has
+ *     slack, and one at
  *     MiniMalloc's scale (1 MiB, tensors of at least 1 KiB, 1,024 steps)
  *     whose tensors live long for their size as theirs (`--elongation
  *     8`); 1-D and 2-D
