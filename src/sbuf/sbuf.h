@@ -261,6 +261,7 @@ typedef struct sb_pack_problem {
     uint64_t order_seed;      /* strips: 0, or the restart whose seed picks the items its sets leave first */
     bool light;               /* strips: every item left before taken, the lightest sets first (strips.c, Light) */
     bool section_fills;       /* strips: a 2-D strip's set checked section by section (strips.c, Fills) */
+    bool drawn;               /* strips: a 1-D part with slack padded by readings drawn at random alone (strips.c, Drawn) */
     int64_t *guide_at;        /* unless NULL, a packing the skyline follows: each node's address */
     uint32_t *guide_opt;      /* and option (identical nodes may trade places in it) */
     /* unless NULL (1-D): the free bytes of each of the raw_K sections time

@@ -130,6 +130,18 @@
  * (search.c). Light first everywhere loses as many parts as it packs:
  * where a part is cut in wide strips the light sets are the wrong ones.
  *
+ * Drawn. A reading of the free room is right where its holes are the
+ * tiles left out, or pack as they do; the readings above are a few of
+ * many. With sb_pack_problem.drawn the padding is read at random instead,
+ * reading after reading (pad_drawn: at every change of the room one of
+ * the ways it can be read, each as likely), each searched by the cuts on
+ * WALK_WORK units per node: a right one packs at once, as the tiling with
+ * the tiles put back does. The room of the planted 1-D function at
+ * MiniMalloc's sizes of 320 tensors, seed 9 (17 tiles left out), reads
+ * 4,536 ways; of 20 drawn uniformly 1 packs, and no fixed reading does.
+ * The caller runs it on a 1-D part with slack the other runs have not
+ * packed (search.c).
+ *
  * Fills. In 2-D a strip's set must fill every quarter of its bands to its
  * height in every section (fills), and most sets of a strip's load do not:
  * at the top of a dense part of 206 nodes (`gen --planted --heights
@@ -188,6 +200,9 @@ enum {
     BUILD_COST = 16,     /* units per item of a sweep's arrays, cleared */
     FAILED_PIECES = 1 << 14, /* slots of the cache of pieces that did not pack */
     SLACK_FRACTION = 8,  /* a 1-D part with at most 1/8 of its room free is cut, or padded */
+    WALK_WORK = 4096,    /* a drawn reading's search: work per node of the part (Drawn) */
+    WALK_DRAWS = 64,     /* draws of a reading that meet a change of the room none of the ways reads */
+    WALK_KEYS = 1 << 12, /* slots of the set of readings drawn */
 };
 
 typedef struct st_item {
@@ -1396,6 +1411,7 @@ static int solve(strips *T, st_item *it, uint32_t m, int64_t cap, int64_t base, 
  * share is not taken again (readings often agree: where the room shows
  * no drop that the open holes cannot make, the first three are one). */
 enum { PAD_OPEN_MAX = 12, PAD_SHARE = 4, PAD_LATE_SHARE = 16 };
+enum { WAYS_MAX = (1u << PAD_OPEN_MAX) + 2 * PAD_OPEN_MAX }; /* the ways to read a change (pad_drawn) */
 
 /* The tries in order: the reading (pad_room's t), whether the room is read
  * backward in time, and whether refill alone takes the padded part's relays
@@ -1496,6 +1512,92 @@ static uint32_t pad_room(const sb_pack_problem *p, const int64_t *room, uint32_t
     return n;
 }
 
+/* A reading drawn at random (Drawn) into nodes[p->n ..): at every change
+ * of the room one of the ways to read it, each as likely. A drop: a set of
+ * open holes whose sizes sum to it ends; one ends and a smaller one starts
+ * in its place; or, of an open hole read as two that started together,
+ * the drop's part ends. A growth: a hole starts; or an open one ends and a
+ * larger one starts. No hole is smaller than the part's smallest node. A
+ * draw that meets a change none of the ways reads is drawn again; the
+ * number of nodes, or 0 after WALK_DRAWS draws. */
+static uint32_t pad_drawn(const sb_pack_problem *p, const int64_t *room, uint32_t K, sb_pack_node *nodes,
+                          sba_rng *rng, uint64_t *work)
+{
+    int64_t least = INT64_MAX;
+    for (uint32_t i = 0; i < p->n; i++) least = min64(least, p->nodes[i].size);
+    for (uint32_t draw = 0; draw < WALK_DRAWS; draw++) {
+        uint32_t n = p->n, nopen = 0, start[PAD_OPEN_MAX];
+        int64_t size[PAD_OPEN_MAX], open = 0;
+        bool read = true;
+        for (uint32_t k = 0; k <= K && read; k++) {
+            if (open == room[k]) continue;
+            /* the ways: a set of open ones ends (ends), one ends and another
+             * starts in its place (hand), or one is split (split); a new one */
+            enum { ENDS, HAND, SPLIT, NEW };
+            uint32_t kind[WAYS_MAX], arg[WAYS_MAX], ways = 0;
+            if (open > room[k]) {
+                const int64_t drop = open - room[k];
+                for (uint32_t set = 1; set < (1u << nopen); set++) {
+                    int64_t sum = 0;
+                    for (uint32_t x = 0; x < nopen; x++)
+                        if (set >> x & 1u) sum += size[x];
+                    if (sum == drop) kind[ways] = ENDS, arg[ways++] = set;
+                }
+                *work += 1u << nopen;
+                for (uint32_t x = 0; x < nopen; x++) { /* x's rest stays open: never where no room is left */
+                    if (size[x] - drop < least) continue;
+                    kind[ways] = HAND, arg[ways++] = x;
+                    if (drop >= least) kind[ways] = SPLIT, arg[ways++] = x;
+                }
+            } else {
+                if (room[k] - open >= least) kind[ways] = NEW, arg[ways++] = 0;
+                for (uint32_t x = 0; x < nopen; x++) kind[ways] = HAND, arg[ways++] = x;
+            }
+            if (!ways) {
+                read = false;
+                break;
+            }
+            const uint32_t w = (uint32_t)(sba_rng_next(rng) % ways);
+            if (kind[w] == SPLIT) {
+                const uint32_t x = arg[w];
+                const int64_t drop = open - room[k];
+                nodes[n++] = pad_node(start[x], k - 1, drop);
+                size[x] -= drop, open -= drop;
+                continue;
+            }
+            const uint32_t ends = kind[w] == ENDS ? arg[w] : kind[w] == HAND ? 1u << arg[w] : 0;
+            uint32_t keep = 0;
+            for (uint32_t x = 0; x < nopen; x++) {
+                if (ends >> x & 1u) nodes[n++] = pad_node(start[x], k - 1, size[x]), open -= size[x];
+                else start[keep] = start[x], size[keep++] = size[x];
+            }
+            nopen = keep;
+            if (open < room[k]) { /* what the change leaves starts a hole */
+                if (nopen == PAD_OPEN_MAX) read = false;
+                else start[nopen] = k, size[nopen++] = room[k] - open, open = room[k];
+            }
+        }
+        *work += K;
+        if (read && open == 0) return n;
+    }
+    return 0;
+}
+
+/* Padding nodes nodes[p->n, n) read on the raw sections, each over the kept
+ * ones among them, none where it lies between two (a hole's room in the
+ * kept sections is as in the raw ones: it packs the same). The number of
+ * nodes left. */
+static uint32_t to_kept(const sb_pack_problem *p, sb_pack_node *nodes, uint32_t n)
+{
+    if (!p->raw_room) return n;
+    uint32_t m = p->n;
+    for (uint32_t i = p->n; i < n; i++) {
+        uint32_t s0 = p->raw_rank[nodes[i].s0], e = p->raw_rank[nodes[i].s1 + 1];
+        if (e > s0) nodes[i].s0 = s0, nodes[i].s1 = e - 1, nodes[m++] = nodes[i];
+    }
+    return m;
+}
+
 /* A key of the padding nodes nodes[from, n): the same nodes in any order
  * (readings that split different holes may make the same), the same key. */
 static uint64_t padding_key(const sb_pack_node *nodes, uint32_t from, uint32_t n)
@@ -1504,6 +1606,39 @@ static uint64_t padding_key(const sb_pack_node *nodes, uint32_t from, uint32_t n
     for (uint32_t i = from; i < n; i++)
         key += sba_mix64(sba_mix64(sba_mix64(nodes[i].s0) ^ nodes[i].s1) ^ (uint64_t)nodes[i].size);
     return key;
+}
+
+/* Drawn: readings drawn one after another, each searched by the cuts on
+ * WALK_WORK units per node, within `budget`; a reading drawn before is
+ * not searched again. */
+static int pack_drawn(const sb_pack_problem *p, const sba_allocator *a, const int64_t *room, uint32_t RK,
+                      sb_pack_node *nodes, int64_t *off, uint32_t *opt, uint64_t budget, uint64_t *work,
+                      uint64_t *visited)
+{
+    sba_rng rng = {p->seed ^ 0xD4A3E5C1B2F60798ull};
+    sba_keyset seen = {.cap = WALK_KEYS};
+    if (!(seen.slot = sba_malloc(a, (size_t)WALK_KEYS * sizeof *seen.slot))) return SB_PACK_NOMEM;
+    memset(seen.slot, 0, (size_t)WALK_KEYS * sizeof *seen.slot);
+    int r = SB_PACK_NONE;
+    for (uint32_t misses = 0; r == SB_PACK_NONE && *work < budget && misses < WALK_DRAWS;) {
+        uint32_t n = to_kept(p, nodes, pad_drawn(p, room, RK, nodes, &rng, work));
+        const uint64_t key = n ? padding_key(nodes, p->n, n) : 0;
+        if (!n || sba_keyset_has(&seen, key)) { /* none read, or one searched before */
+            misses++;
+            continue;
+        }
+        sba_keyset_add(&seen, key);
+        misses = 0;
+        sb_pack_problem padded = *p;
+        padded.n = n, padded.nodes = nodes, padded.off = off, padded.opt = opt, padded.slack = NULL;
+        padded.drawn = false;
+        uint64_t w = 0, v = 0, share = (uint64_t)WALK_WORK * p->n;
+        r = sb_strips_pack(&padded, a, share < left_of(budget, *work) ? share : left_of(budget, *work), &w, &v);
+        *work += w, *visited += v;
+        if (r == SB_PACK_BUDGET) r = SB_PACK_NONE;
+    }
+    sba_free(a, seen.slot);
+    return r;
 }
 
 /* Pads p, a 1-D part (only those are padded: cuttable), and cuts the
@@ -1542,6 +1677,10 @@ static int pack_padded(const sb_pack_problem *p, const sba_allocator *a, uint64_
     *work += p->n + RK;
     if (!total || total > cap * (int64_t)K / SLACK_FRACTION) goto done;
     memcpy(nodes, p->nodes, (size_t)p->n * sizeof *nodes);
+    if (p->drawn) {
+        r = pack_drawn(p, a, room, RK, nodes, off, opt, budget, work, visited);
+        goto out;
+    }
     const uint64_t whole = left_of(budget, *work);
     struct pad_taken {
         uint64_t key, share;
@@ -1555,18 +1694,7 @@ static int pack_padded(const sb_pack_problem *p, const sba_allocator *a, uint64_
             uint32_t s0 = nodes[i].s0;
             nodes[i].s0 = RK - 1 - nodes[i].s1, nodes[i].s1 = RK - 1 - s0;
         }
-        if (p->raw_room && n) {
-            /* read on the raw sections: each padding node over the kept
-             * ones among them, none where it lies between two (a hole's
-             * room in the kept sections is as in the raw ones: it packs
-             * the same) */
-            uint32_t m = p->n;
-            for (uint32_t i = p->n; i < n; i++) {
-                uint32_t s0 = p->raw_rank[nodes[i].s0], e = p->raw_rank[nodes[i].s1 + 1];
-                if (e > s0) nodes[i].s0 = s0, nodes[i].s1 = e - 1, nodes[m++] = nodes[i];
-            }
-            n = m;
-        }
+        if (n) n = to_kept(p, nodes, n); /* read on the raw sections */
         if (!n) continue;
         sb_pack_problem padded = *p;
         padded.n = n, padded.nodes = nodes, padded.off = off, padded.opt = opt, padded.slack = NULL;
@@ -1601,6 +1729,7 @@ static int pack_padded(const sb_pack_problem *p, const sba_allocator *a, uint64_
         }
         if (r == SB_PACK_BUDGET && until < budget) r = SB_PACK_NONE; /* the next try's turn */
     }
+out:
     if (r == SB_PACK_PACKED)
         for (uint32_t i = 0; i < p->n; i++) p->off[i] = off[i], p->opt[i] = opt[i];
 done:
@@ -1657,10 +1786,10 @@ int sb_strips_pack(const sb_pack_problem *p, const sba_allocator *a, uint64_t bu
             const uint64_t whole = T.budget;
             if (p->slack_cut) *p->slack_cut = true;
             uint64_t w = 0, v = 0;
-            r = pack_padded(p, a, budget / PAD_SHARE, &w, &v);
+            r = pack_padded(p, a, p->drawn ? budget : budget / PAD_SHARE, &w, &v);
             T.work += w, T.visited += v;
             if (r == SB_PACK_BUDGET) r = SB_PACK_NONE;
-            for (uint32_t x = 0; x < 2 && r == SB_PACK_NONE && !T.nomem; x++) {
+            for (uint32_t x = 0; x < 2 && r == SB_PACK_NONE && !T.nomem && !p->drawn; x++) {
                 T.holes = x == 0;
                 memset(T.failed.slot, 0, (size_t)FAILED_PIECES * sizeof *T.failed.slot);
                 T.budget = T.work + left_of(whole, T.work) / 2;
