@@ -607,6 +607,22 @@ Test(search, the_padding_refills_with_ties_left_open)
  * failed and 11 tensors spilled. */
 Test(search, the_padding_makes_no_node_smaller_than_the_smallest) { minimalloc_sized_packs_at_once(8, 450); }
 
+/* Where no fixed reading of the room is right, readings drawn at random
+ * are searched one after another (strips.c, Drawn): the planted function
+ * at MiniMalloc's sizes of 320 tensors, seed 9 (17 tiles left out), packs
+ * on that run, where every fixed reading failed and 9 tensors spilled. */
+Test(search, the_padding_is_read_at_random_where_no_reading_packs)
+{
+    sba_planted_options p = planted_opts(9, 320, "full", 320 / 3, 5);
+    p.capacity = 1048576;
+    p.min_size = 16384;
+    p.elongation = 4;
+    char lines[4096];
+    planted_packs(&p, 0, lines);
+    cr_assert(strstr(lines, "part of 320 nodes packed (run 22: strips on paddings drawn at random") != NULL, "%s",
+              lines);
+}
+
 /* The rules' reading has half of what is left, and each later reading at
  * most a sixteenth of the padding's budget: a wrong padding most often
  * spends its whole share, so the later readings ran only where the third

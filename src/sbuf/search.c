@@ -128,10 +128,11 @@ enum { MAX_OPTIONS = 4, OUTCOME_PACKED = 1, OUTCOME_INFEASIBLE = 2,
 /* The searches: by lowest floor with the greedy skip (can only pack), by
  * lowest floor, in address order (both complete); the time sweeps, the
  * skylines, the strips alone, the run on the relays, the strips with
- * the lightest sets first and the strips by bands with their sets'
- * sections filled (all pack only). */
+ * the lightest sets first, the strips by bands with their sets'
+ * sections filled and the strips on paddings drawn at random (all pack
+ * only). */
 enum { KIND_GREEDY, KIND_FLOOR, KIND_ADDRESS, KIND_SWEEP, KIND_SWEEP_BACK, KIND_SKYLINE, KIND_SKYLINE_BANDS,
-       KIND_STRIPS_WIDE, KIND_RELAY, KIND_STRIPS_LIGHT, KIND_FILLS };
+       KIND_STRIPS_WIDE, KIND_RELAY, KIND_STRIPS_LIGHT, KIND_FILLS, KIND_DRAWN };
 
 typedef struct sx_node {
     uint32_t id;           /* sb node id */
@@ -1591,7 +1592,9 @@ static int search_run(sb_ctx *c, sba_arena *ar, const uint32_t *ids, uint32_t n,
             pp.order_seed = wide ? run.seed : 0;
             pp.light = kind == KIND_STRIPS_LIGHT;
             pp.section_fills = kind == KIND_FILLS;
-            sr = pack_problem(&pp, ar, budget, wide || kind == KIND_FILLS, kind == KIND_RELAY, &work, &visited);
+            pp.drawn = kind == KIND_DRAWN;
+            sr = pack_problem(&pp, ar, budget, wide || kind == KIND_FILLS || kind == KIND_DRAWN, kind == KIND_RELAY,
+                              &work, &visited);
             if (kind == KIND_SKYLINE_BANDS) *slack = slack_cut ? SLACK_CUT : left_over;
         }
         S.work = work, S.visited = visited;
@@ -1669,7 +1672,7 @@ static const sx_run PLAN[] = {
     {KIND_ADDRESS, ORDER_TAW, 0, 0, false},        {KIND_FLOOR, ORDER_END, 0, 0, false},
     {KIND_ADDRESS, ORDER_WAT, 0, 0, false},        {KIND_STRIPS_WIDE, ORDER_AREA, 0, 0, false},
     {KIND_RELAY, ORDER_AREA, 0, 0, false},         {KIND_STRIPS_LIGHT, ORDER_AREA, 0, 0, false},
-    {KIND_FILLS, ORDER_AREA, 0, 0, false},
+    {KIND_FILLS, ORDER_AREA, 0, 0, false},         {KIND_DRAWN, ORDER_AREA, 0, 0, false},
 };
 enum { PLAN_LEN = sizeof PLAN / sizeof PLAN[0] };
 /* The first round's limit per complete run, in work units. */
@@ -1812,7 +1815,7 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
          * other direction, it meets its dead ends elsewhere. */
         for (p = 0; p < PLAN_LEN && r == OUTCOME_BUDGET && left > 0; p++) {
             if (!pack_only(PLAN[p].kind) || PLAN[p].kind == KIND_STRIPS_WIDE || PLAN[p].kind == KIND_RELAY ||
-                PLAN[p].kind == KIND_STRIPS_LIGHT || PLAN[p].kind == KIND_FILLS)
+                PLAN[p].kind == KIND_STRIPS_LIGHT || PLAN[p].kind == KIND_FILLS || PLAN[p].kind == KIND_DRAWN)
                 continue;
             bool sweep = PLAN[p].kind == KIND_SWEEP || PLAN[p].kind == KIND_SWEEP_BACK;
             r = run_plan(c, ids + a, b - a, p, 0, blame, flip, sweep ? left / 128 : left / 64, &left, &band_slack);
@@ -1904,6 +1907,13 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
                 if (PLAN[p].kind == KIND_GREEDY)
                     r = run_plan(c, ids + a, b - a, p, s, blame, flip, left / 64, &left, &band_slack), last = p, seed = s,
                     scale = 0;
+        /* A 1-D part the strips cut with a little slack: its padding
+         * read at random, reading after reading (strips.c, Drawn), on a
+         * quarter of what is left. After the greedy restarts: before them,
+         * or before the strips alone, it took what packed others. */
+        if (band_slack == SLACK_CUT && r == OUTCOME_BUDGET && left > 0)
+            r = run_plan(c, ids + a, b - a, plan_index(KIND_DRAWN), 0, blame, flip, left / 4, &left, &band_slack),
+            last = plan_index(KIND_DRAWN), seed = scale = 0;
         /* A 1-D part the strips cut with a little slack: the strips once
          * more, every set's items left first (strips.c, Light), on a
          * quarter of what is left. After the greedy restarts, which pack
@@ -1938,7 +1948,8 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
         static const char *const kinds[] = {"greedy", "lowest-floor", "address-order", "time sweep",
                                             "time sweep backwards", "skyline", "skyline by bands",
                                             "strips alone", "relays merged", "strips, lightest sets first",
-                                            "strips by bands, filled section by section"};
+                                            "strips by bands, filled section by section",
+                                            "strips on paddings drawn at random"};
         static const char *const orders[] = {"area", "start", "end", "W-A-T", "T-A-W", "T-W-A"};
         char how[96]; /* the strips alone have no order, but bounds */
         if (scale)
