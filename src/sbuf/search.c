@@ -77,8 +77,9 @@
  * order perturbed by a seed (every key moved by up to 5 %) and the nodes
  * the part's greedy runs left out so far moved up (BLAME_STEPS), each run
  * on a sixty-fourth of what is left. A 1-D part the strips cut with a
- * little slack then gets the strips with the lightest sets first
- * (strips.c, Light) on a quarter of what is left. Then MiniMalloc's round robin, the address
+ * little slack then gets its padding read at random, reading after
+ * reading (strips.c, Drawn), and the strips with the lightest sets first
+ * (strips.c, Light), each on a quarter of what is left. Then MiniMalloc's round robin, the address
  * search in its three orders on a doubling limit, up to a sixteenth of the
  * part's budget each; then every complete search in turn on half of what
  * is left. The budget counts
