@@ -1680,6 +1680,12 @@ enum { PLAN_LEN = sizeof PLAN / sizeof PLAN[0] };
 #define ROUND_ROBIN_START ((uint64_t)1 << 20)
 /* Rounds of restarts of the greedy runs (see sb_search_packing). */
 enum { GREEDY_RESTARTS = 8 };
+/* The largest part whose padding is read at random: in larger ones the
+ * right readings are too rare to be drawn (none of 95 drawn on a part of
+ * 678 nodes, or of 612 on one of 450), and its searches, the strips',
+ * are the slowest units (the failing functions of 1,000 and 2,000
+ * tensors with 5 % holes took up to 75 % longer with it). */
+enum { DRAWN_NODES = 512 };
 
 /* The index in PLAN of the run of a kind that has one. */
 static uint32_t plan_index(int kind)
@@ -1908,11 +1914,12 @@ sba_status sb_search_packing(sb_ctx *c, bool *packed)
                 if (PLAN[p].kind == KIND_GREEDY)
                     r = run_plan(c, ids + a, b - a, p, s, blame, flip, left / 64, &left, &band_slack), last = p, seed = s,
                     scale = 0;
-        /* A 1-D part the strips cut with a little slack: its padding
-         * read at random, reading after reading (strips.c, Drawn), on a
-         * quarter of what is left. After the greedy restarts: before them,
-         * or before the strips alone, it took what packed others. */
-        if (band_slack == SLACK_CUT && r == OUTCOME_BUDGET && left > 0)
+        /* A 1-D part the strips cut with a little slack, of at most
+         * DRAWN_NODES nodes: its padding read at random, reading after
+         * reading (strips.c, Drawn), on a quarter of what is left. After
+         * the greedy restarts: before them, or before the strips alone, it
+         * took what packed others. */
+        if (band_slack == SLACK_CUT && b - a <= DRAWN_NODES && r == OUTCOME_BUDGET && left > 0)
             r = run_plan(c, ids + a, b - a, plan_index(KIND_DRAWN), 0, blame, flip, left / 4, &left, &band_slack),
             last = plan_index(KIND_DRAWN), seed = scale = 0;
         /* A 1-D part the strips cut with a little slack: the strips once
