@@ -494,15 +494,22 @@ static void packs_at_once(const sba_planted_options *p)
     cr_assert(strstr(lines, packed) != NULL, "%s", lines);
 }
 
-/* The planted function at MiniMalloc's sizes (`tensors` over a third as
+/* The planted function at MiniMalloc's sizes: `tensors` over a third as
  * many steps, 5 % left out, 1 MiB, pieces of at least 16 KiB,
- * `--elongation 4`) of `seed` packs its one part in the first run. */
-static void minimalloc_sized_packs_at_once(uint64_t seed, uint32_t tensors)
+ * `--elongation 4`. */
+static sba_planted_options minimalloc_sized(uint64_t seed, uint32_t tensors)
 {
     sba_planted_options p = planted_opts(seed, tensors, "full", tensors / 3, 5);
     p.capacity = 1048576;
     p.min_size = 16384;
     p.elongation = 4;
+    return p;
+}
+
+/* That function of `seed` packs its one part in the first run. */
+static void minimalloc_sized_packs_at_once(uint64_t seed, uint32_t tensors)
+{
+    sba_planted_options p = minimalloc_sized(seed, tensors);
     packs_at_once(&p);
 }
 
@@ -613,10 +620,7 @@ Test(search, the_padding_makes_no_node_smaller_than_the_smallest) { minimalloc_s
  * on that run, where every fixed reading failed and 9 tensors spilled. */
 Test(search, the_padding_is_read_at_random_where_no_reading_packs)
 {
-    sba_planted_options p = planted_opts(9, 320, "full", 320 / 3, 5);
-    p.capacity = 1048576;
-    p.min_size = 16384;
-    p.elongation = 4;
+    sba_planted_options p = minimalloc_sized(9, 320);
     char lines[4096];
     planted_packs(&p, 0, lines);
     cr_assert(strstr(lines, "part of 320 nodes packed (run 22: strips on paddings drawn at random") != NULL, "%s",
